@@ -1,0 +1,109 @@
+"""Time from spawning Boris (STDIO) to its initialize reply and its first tools/list reply.
+
+Speaks raw JSON-RPC over the pipes so no client library start-up is counted.
+Usage: python bench/startup.py [--runs N] [-- command ...]
+Default command: this interpreter running ``-m boris --transport stdio``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from typing import IO, Any
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "0"},
+    },
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+TOOLS_LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+
+
+def _send(pipe: IO[bytes], message: dict[str, Any]) -> None:
+    pipe.write(json.dumps(message).encode() + b"\n")
+    pipe.flush()
+
+
+def _reply(pipe: IO[bytes], request_id: int) -> dict[str, Any]:
+    while True:
+        line = pipe.readline()
+        if not line:
+            raise RuntimeError("server closed stdout")
+        message: dict[str, Any] = json.loads(line)
+        if message.get("id") == request_id:
+            return message
+
+
+def measure(command: Sequence[str], env: dict[str, str]) -> tuple[float, float]:
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+    )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    try:
+        _send(proc.stdin, INITIALIZE)
+        _reply(proc.stdout, 1)
+        initialized = time.perf_counter() - start
+        _send(proc.stdin, INITIALIZED)
+        _send(proc.stdin, TOOLS_LIST)
+        _reply(proc.stdout, 2)
+        listed = time.perf_counter() - start
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    return initialized, listed
+
+
+def report(label: str, command: Sequence[str], runs: int, env: dict[str, str]) -> None:
+    results = [measure(command, env) for _ in range(runs)]
+    init = statistics.median(r[0] for r in results)
+    listed = statistics.median(r[1] for r in results)
+    print(
+        f"{label:<40} initialize {init * 1000:7.0f} ms   first tools/list {listed * 1000:7.0f} ms"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--pyz", help="also time this boris.pyz, cold (fresh SHIV_ROOT) and warm")
+    parser.add_argument("command", nargs="*")
+    args = parser.parse_args(argv)
+    workdir = tempfile.mkdtemp(prefix="boris-bench-")
+    env = dict(os.environ)
+    command = args.command or [sys.executable, "-m", "boris", "--transport", "stdio"]
+    command = [*command, "--workdir", workdir]
+    print(f"median of {args.runs} runs")
+    report("venv", command, args.runs, env)
+    if args.pyz:
+        for bytecode in ("1", ""):
+            pyz_env = dict(env, PYTHONDONTWRITEBYTECODE=bytecode)
+            label = "no .pyc" if bytecode else "with .pyc"
+            pyz = [sys.executable, "-I", args.pyz, "--transport", "stdio", "--workdir", workdir]
+            colds = []
+            for _ in range(min(args.runs, 3)):
+                root = tempfile.mkdtemp(prefix="boris-shiv-")
+                colds.append(measure(pyz, dict(pyz_env, SHIV_ROOT=root))[1])
+            cold = statistics.median(colds) * 1000
+            print(f"{'pyz cold (' + label + ')':<40} first tools/list {cold:7.0f} ms")
+            root = tempfile.mkdtemp(prefix="boris-shiv-")
+            measure(pyz, dict(pyz_env, SHIV_ROOT=root))  # extract once
+            report(f"pyz warm ({label})", pyz, args.runs, dict(pyz_env, SHIV_ROOT=root))
+
+
+if __name__ == "__main__":
+    main()

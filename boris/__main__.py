@@ -1,0 +1,35 @@
+"""Entry point of ``python -m boris``, the ``boris`` console script and boris.pyz."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    # Boris runs inside users' repositories: fastmcp must not pick up a .env of
+    # the current directory, check for updates over the network, or print a banner.
+    # Set before fastmcp is first imported, since it reads them at import time.
+    os.environ["FASTMCP_ENV_FILE"] = os.devnull
+    os.environ["FASTMCP_CHECK_FOR_UPDATES"] = "off"
+    os.environ["FASTMCP_SHOW_SERVER_BANNER"] = "false"
+    os.environ["FASTMCP_LOG_ENABLED"] = "false"
+
+    from boris.settings import load_settings
+
+    settings = load_settings(argv)
+    if settings.generate_token and settings.transport == "http":
+        print(f"bearer token: {settings.token}", file=sys.stderr, flush=True)
+
+    from boris import logs
+
+    logs.configure(settings.log_level, settings.log_format)
+
+    from boris.server import serve
+
+    serve(settings)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,51 @@
+"""Error codes and the one way a tool reports an operational failure.
+
+Every failure a client can cause comes back as a tool result with ``isError: true``
+and a single text block ``[CODE] message``. Tools raise :class:`ToolFailure`;
+fastmcp turns it into exactly that result without logging a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+from enum import StrEnum
+
+from fastmcp.exceptions import ToolError
+
+
+class Code(StrEnum):
+    INVALID_INPUT = "INVALID_INPUT"
+    PATH_NOT_FOUND = "PATH_NOT_FOUND"
+    ACCESS_DENIED = "ACCESS_DENIED"
+    FILE_TOO_LARGE = "FILE_TOO_LARGE"
+    IO_ERROR = "IO_ERROR"
+    FILE_NOT_VIEWED = "FILE_NOT_VIEWED"
+    BASH_EMPTY_COMMAND = "BASH_EMPTY_COMMAND"
+    BASH_START_FAILED = "BASH_START_FAILED"
+    BASH_TASK_LIMIT = "BASH_TASK_LIMIT"
+    BASH_TASK_NOT_FOUND = "BASH_TASK_NOT_FOUND"
+    STR_REPLACE_NOT_FOUND = "STR_REPLACE_NOT_FOUND"
+    STR_REPLACE_AMBIGUOUS = "STR_REPLACE_AMBIGUOUS"
+    GREP_INVALID_PATTERN = "GREP_INVALID_PATTERN"
+    GREP_INVALID_OUTPUT_MODE = "GREP_INVALID_OUTPUT_MODE"
+    GLOB_INVALID_PATTERN = "GLOB_INVALID_PATTERN"
+    GLOB_INVALID_TYPE = "GLOB_INVALID_TYPE"
+
+
+class ToolFailure(ToolError):
+    """An operational failure of a tool call, shown to the client as ``[CODE] message``.
+
+    Logged at DEBUG: a missing file or an ambiguous edit is the client's business,
+    not an event worth an ERROR line on the server's stderr.
+    """
+
+    def __init__(self, code: Code, message: str) -> None:
+        super().__init__(f"[{code}] {message}", log_level=logging.DEBUG)
+        self.code = code
+        self.message = message
+
+
+def io_error(action: str, path: object, exc: OSError) -> ToolFailure:
+    """``IO_ERROR`` for a failed read/write/stat: ``could not read /x: Permission denied``."""
+    reason = exc.strerror or str(exc)
+    return ToolFailure(Code.IO_ERROR, f"could not {action} {path}: {reason}")

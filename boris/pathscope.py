@@ -1,0 +1,96 @@
+"""Which paths the file tools may touch: allow dirs, deny patterns, symlink-safe resolution.
+
+Every file tool (view, str_replace, create_file, grep, glob) resolves its path here.
+Bash is deliberately not scoped: isolation of shell commands comes from the container.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from wcmatch import glob
+
+from boris.errors import Code, ToolFailure
+from boris.patterns import GLOB_FLAGS
+
+
+def is_within(path: str, directory: str) -> bool:
+    """True when ``path`` is ``directory`` or lies under it, by whole path components."""
+    if path == directory:
+        return True
+    prefix = directory if directory.endswith(os.sep) else directory + os.sep
+    return path.startswith(prefix)
+
+
+def _ancestors_and_self(path: str) -> list[str]:
+    chain = [path]
+    while True:
+        parent = os.path.dirname(path)
+        if parent == path:
+            return chain
+        chain.append(parent)
+        path = parent
+
+
+class PathScope:
+    """Resolves tool paths and decides whether they are in scope.
+
+    ``allow_dirs`` must already be absolute and symlink-resolved (settings does it).
+    A deny pattern that does not start with ``/`` or ``**`` matches at any depth,
+    as if written ``**/<pattern>``.
+    """
+
+    def __init__(self, allow_dirs: Sequence[str], deny_patterns: Sequence[str]) -> None:
+        self.allow_dirs = tuple(allow_dirs)
+        self.deny_patterns = tuple(deny_patterns)
+        anchored = [p if p.startswith(("/", "**")) else f"**/{p}" for p in self.deny_patterns]
+        self._deny = glob.compile(anchored, flags=GLOB_FLAGS) if anchored else None
+        self._each = [glob.compile(p, flags=GLOB_FLAGS) for p in anchored]
+
+    def resolve(self, path: str, cwd: str) -> str:
+        """Absolute, symlink-resolved form of ``path`` (relative to ``cwd``), if in scope.
+
+        For a path that does not exist yet the deepest existing ancestor is resolved
+        and the rest appended, so a new file cannot escape through a symlinked parent.
+        """
+        if not path:
+            raise ToolFailure(Code.INVALID_INPUT, "path: must not be empty")
+        if "\0" in path:
+            raise ToolFailure(Code.INVALID_INPUT, "path: must not contain a NUL character")
+        resolved = os.path.realpath(os.path.join(cwd, path))
+        self.check(resolved)
+        return resolved
+
+    def check(self, resolved: str) -> None:
+        """Raise ``ACCESS_DENIED`` unless the resolved path is in scope."""
+        if self.allow_dirs and not any(is_within(resolved, d) for d in self.allow_dirs):
+            raise ToolFailure(
+                Code.ACCESS_DENIED,
+                f"{resolved} is outside the allowed directories ({', '.join(self.allow_dirs)})",
+            )
+        for candidate in _ancestors_and_self(resolved):
+            if self.denies(candidate):
+                pattern = next(
+                    p
+                    for p, m in zip(self.deny_patterns, self._each, strict=True)
+                    if m.match(candidate)
+                )
+                raise ToolFailure(
+                    Code.ACCESS_DENIED, f"{resolved} is denied by the pattern {pattern}"
+                )
+
+    def permits(self, resolved: str) -> bool:
+        """Whether a resolved path is in scope, without raising."""
+        try:
+            self.check(resolved)
+        except ToolFailure:
+            return False
+        return True
+
+    def denies(self, path: str) -> bool:
+        """Whether ``path`` itself (not its ancestors) matches a deny pattern.
+
+        Directory walks call this per entry: the ancestors were checked on the way down.
+        """
+        return self._deny is not None and bool(self._deny.match(path))

@@ -1,0 +1,394 @@
+"""Builds the FastMCP app from settings and serves it over STDIO or streamable HTTP."""
+
+from __future__ import annotations
+
+import hmac
+import importlib
+import json
+import logging
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from contextlib import asynccontextmanager
+from typing import Any
+from urllib.parse import urlsplit
+
+import anyio
+import mcp_types
+from fastmcp import FastMCP
+from fastmcp.exceptions import NotFoundError, ValidationError
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from fastmcp.tools.base import ToolResult
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from pydantic import ValidationError as PydanticValidationError
+from starlette.middleware import Middleware as ASGIMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from boris import __version__
+from boris.errors import Code, ToolFailure
+from boris.pathscope import PathScope
+from boris.session import Runtime, SessionStore
+from boris.settings import Settings
+from boris.tools import ToolDef, enabled_tools
+
+log = logging.getLogger("boris")
+
+#: The module under boris.tools that defines each tool.
+_TOOL_MODULES = {
+    "bash": "bash",
+    "task_output": "task_output",
+    "view": "view",
+    "str_replace": "str_replace",
+    "create_file": "create_file",
+    "grep": "grep",
+    "glob": "glob",
+    "str_replace_editor": "editor",
+}
+
+
+def detect_shell() -> str:
+    return "/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh"
+
+
+def instructions(settings: Settings) -> str:
+    text = f"Working directory: {settings.workdir}"
+    if settings.allow_dirs:
+        text += f"\nAllowed directories: {', '.join(settings.allow_dirs)}"
+    if settings.deny_dirs:
+        text += f"\nDenied patterns: {', '.join(settings.deny_dirs)}"
+    return text
+
+
+def build_server(settings: Settings, shell: str | None = None) -> FastMCP[Any]:
+    """The MCP server for these settings, with only the enabled tools registered."""
+    runtime = Runtime(
+        settings=settings,
+        scope=PathScope(settings.allow_dirs, settings.deny_dirs),
+        shell=shell or detect_shell(),
+    )
+    sessions = SessionStore(runtime)
+
+    @asynccontextmanager
+    async def lifespan(server: FastMCP[Any]) -> AsyncIterator[dict[str, Any]]:
+        try:
+            yield {"sessions": sessions}
+        finally:
+            # Shielded: at shutdown this runs inside a cancelled scope.
+            with anyio.CancelScope(shield=True):
+                await sessions.close_all()
+
+    mcp: FastMCP[Any] = FastMCP(
+        "boris",
+        instructions=instructions(settings),
+        version=__version__,
+        lifespan=lifespan,
+        middleware=[ArgumentErrors()],
+        # A string where an integer belongs is the client's mistake, not something
+        # to coerce silently.
+        strict_input_validation=True,
+        mask_error_details=False,
+        on_duplicate="error",
+    )
+    for name in enabled_tools(settings.anthropic_compat, set(settings.disable_tools)):
+        module = importlib.import_module(f"boris.tools.{_TOOL_MODULES[name]}")
+        definition: ToolDef = module.definition(settings)
+        mcp.tool(
+            definition.fn,
+            name=name,
+            description=definition.description,
+            output_schema=None,
+            annotations=mcp_types.ToolAnnotations(
+                title=definition.title,
+                read_only_hint=definition.read_only,
+                destructive_hint=not definition.read_only,
+            ),
+        )
+
+    @mcp.custom_route("/health", methods=["GET"])
+    async def health(request: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok"})
+
+    return mcp
+
+
+class ArgumentErrors(Middleware):
+    """Turns bad arguments and unknown tool names into ``[INVALID_INPUT]`` results."""
+
+    async def on_call_tool(
+        self, context: MiddlewareContext[Any], call_next: CallNext[Any, ToolResult]
+    ) -> ToolResult:
+        try:
+            return await call_next(context)
+        except ValidationError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, PydanticValidationError):
+                problems = "; ".join(_describe_argument_error(e) for e in cause.errors())
+            else:
+                problems = str(exc)
+            raise ToolFailure(Code.INVALID_INPUT, problems) from None
+        except NotFoundError:
+            name = context.message.name
+            assert context.fastmcp_context is not None
+            tools = await context.fastmcp_context.fastmcp.list_tools()
+            available = ", ".join(t.name for t in tools)
+            raise ToolFailure(
+                Code.INVALID_INPUT, f"unknown tool {name!r}; available: {available}"
+            ) from None
+
+
+def _describe_argument_error(error: Any) -> str:
+    loc = ".".join(str(part) for part in error.get("loc", ()))
+    kind = error.get("type")
+    if kind == "missing":
+        message = "missing required argument"
+    elif kind == "unexpected_keyword_argument":
+        message = "unknown argument"
+    else:
+        message = str(error.get("msg", "invalid value"))
+    return f"{loc}: {message}" if loc else message
+
+
+# --- HTTP --------------------------------------------------------------------------
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+_CORS_HEADERS = [
+    (b"access-control-allow-origin", b"*"),
+    (b"access-control-allow-methods", b"GET, POST, DELETE, OPTIONS"),
+    (
+        b"access-control-allow-headers",
+        b"Content-Type, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID",
+    ),
+    (b"access-control-expose-headers", b"Mcp-Session-Id"),
+    (b"access-control-max-age", b"86400"),
+]
+
+
+async def _send_json(send: Send, status: int, body: object) -> None:
+    payload = json.dumps(body).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(payload)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": payload})
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def _is_mcp_path(scope: Scope) -> bool:
+    path = str(scope.get("path", ""))
+    return path == "/mcp" or path.startswith("/mcp/")
+
+
+class Cors:
+    """Permissive CORS on every route; any OPTIONS request is a preflight (204)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if scope["method"] == "OPTIONS":
+            await send({"type": "http.response.start", "status": 204, "headers": _CORS_HEADERS})
+            await send({"type": "http.response.body", "body": b""})
+            return
+
+        async def send_with_cors(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                names = {key.lower() for key, _ in message.get("headers", ())}
+                extra = [(k, v) for k, v in _CORS_HEADERS if k not in names]
+                message["headers"] = [*message.get("headers", ()), *extra]
+            await send(message)
+
+        await self.app(scope, receive, send_with_cors)
+
+
+def is_loopback_origin(origin: str) -> bool:
+    try:
+        parts = urlsplit(origin)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and parts.hostname in ("localhost", "127.0.0.1", "::1")
+
+
+def _normalize_origin(origin: str) -> str:
+    return origin.strip().rstrip("/").lower()
+
+
+class AccessGuard:
+    """Bearer-token auth on /mcp; without a token, refuse foreign browser origins.
+
+    The origin check stops a web page from driving an unauthenticated local server
+    (DNS rebinding); requests without an Origin header (every non-browser client)
+    are unaffected.
+    """
+
+    def __init__(self, app: ASGIApp, token: str | None, allow_origins: list[str]) -> None:
+        self.app = app
+        self.token = token.encode() if token else None
+        self.allow_origins = {_normalize_origin(o) for o in allow_origins}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and _is_mcp_path(scope):
+            if self.token is not None:
+                if not self._authorized(_header(scope, b"authorization")):
+                    await _send_json(send, 401, {"error": "unauthorized"})
+                    return
+            else:
+                origin = _header(scope, b"origin")
+                if (
+                    origin is not None
+                    and not is_loopback_origin(origin)
+                    and _normalize_origin(origin) not in self.allow_origins
+                ):
+                    await _send_json(send, 403, {"error": "forbidden origin"})
+                    return
+        await self.app(scope, receive, send)
+
+    def _authorized(self, header: str | None) -> bool:
+        assert self.token is not None
+        if not header:
+            return False
+        scheme, _, credentials = header.strip().partition(" ")
+        if scheme.lower() != "bearer":
+            return False
+        return hmac.compare_digest(credentials.strip().encode(), self.token)
+
+
+class HandshakeOnly:
+    """Refuse the stateless protocol revision on /mcp so clients fall back to a session.
+
+    Under the stateless revision every request is its own connection and Boris
+    would lose the cwd, tasks and viewed files between calls. Answering -32022
+    with the handshake versions makes auto-negotiating clients initialize instead.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST" and _is_mcp_path(scope):
+            requested = _header(scope, b"mcp-protocol-version")
+            if requested is not None and requested not in HANDSHAKE_PROTOCOL_VERSIONS:
+                error = {
+                    "code": mcp_types.UNSUPPORTED_PROTOCOL_VERSION,
+                    "message": "Unsupported protocol version",
+                    "data": {
+                        "supported": list(HANDSHAKE_PROTOCOL_VERSIONS),
+                        "requested": requested,
+                    },
+                }
+                await _send_json(send, 400, {"jsonrpc": "2.0", "id": None, "error": error})
+                return
+        await self.app(scope, receive, send)
+
+
+def http_app(mcp: FastMCP[Any], settings: Settings) -> Any:
+    return mcp.http_app(
+        path="/mcp",
+        session_idle_timeout=settings.session_idle_timeout,
+        stateless_http=False,
+        json_response=False,
+        host_origin_protection=False,  # AccessGuard owns the origin policy
+        middleware=[
+            ASGIMiddleware(Cors),
+            ASGIMiddleware(AccessGuard, token=settings.token, allow_origins=settings.allow_origins),
+            ASGIMiddleware(HandshakeOnly),
+        ],
+    )
+
+
+def _is_loopback_host(host: str) -> bool:
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+async def serve_http(mcp: FastMCP[Any], settings: Settings) -> None:
+    import uvicorn
+
+    if not settings.token and not _is_loopback_host(settings.host):
+        log.warning(
+            "serving HTTP on %s without a token: anyone who can reach port %d can run commands; "
+            "set --token or --generate-token",
+            settings.host,
+            settings.port,
+        )
+    config = uvicorn.Config(
+        http_app(mcp, settings),
+        host=settings.host,
+        port=settings.port,
+        log_config=None,
+        lifespan="on",
+        timeout_graceful_shutdown=3,
+        ws="none",
+    )
+    log.info("listening on http://%s:%d/mcp", settings.host, settings.port)
+    await uvicorn.Server(config).serve()
+
+
+#: Seconds a STDIO server may spend cleaning up after a signal before it exits anyway.
+_SIGNAL_GRACE = 7.0
+
+
+async def serve_stdio(mcp: FastMCP[Any]) -> None:
+    """Serve one client on stdin/stdout until EOF or a signal; close its session on the way out.
+
+    Left alone, SIGTERM would end the process without cleanup and SIGINT would
+    wait for stdin to close; both must kill the session's background tasks first.
+    """
+    received: list[int] = []
+    async with anyio.create_task_group() as group:
+
+        async def watch_signals() -> None:
+            with anyio.open_signal_receiver(
+                signal.SIGTERM, signal.SIGINT, signal.SIGHUP
+            ) as signals:
+                async for signum in signals:
+                    received.append(signum)
+                    log.info("received %s, shutting down", signal.Signals(signum).name)
+                    _exit_after(_SIGNAL_GRACE, 128 + signum)
+                    group.cancel_scope.cancel()
+                    return
+
+        group.start_soon(watch_signals)
+        await mcp.run_stdio_async(show_banner=False)
+        group.cancel_scope.cancel()
+    if received:
+        sys.stderr.flush()
+        os._exit(128 + received[0])
+
+
+def _exit_after(seconds: float, code: int) -> None:
+    import threading
+
+    timer = threading.Timer(seconds, os._exit, args=(code,))
+    timer.daemon = True
+    timer.start()
+
+
+def serve(settings: Settings) -> None:
+    shell = detect_shell()
+    log.info("boris %s, shell %s, workdir %s", __version__, shell, settings.workdir)
+    mcp = build_server(settings, shell)
+    if settings.transport == "stdio":
+        anyio.run(serve_stdio, mcp)
+    else:
+        anyio.run(serve_http, mcp, settings)

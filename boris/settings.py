@@ -1,0 +1,252 @@
+"""Every flag and ``BORIS_*`` environment variable, parsed and validated once at start-up.
+
+A flag beats its env var. A repeatable flag takes one value per occurrence and is
+never split; an env list is split on commas outside ``{…}``. The command line is
+parsed by a plain argparse parser generated from the fields below, because
+pydantic-settings' own CLI source splits and JSON-decodes list values
+(``**/*.{pem,key}`` would become two patterns).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import secrets
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Literal, NoReturn
+
+from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from boris import __version__
+from boris.patterns import pattern_problem, split_outside_braces
+from boris.tools import valid_disable_names
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMG]?B)?\s*$", re.IGNORECASE)
+_SIZE_UNITS = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3}
+
+
+def parse_size(value: object) -> object:
+    """``10MB`` → 10485760 (1024-based, case-insensitive, no suffix = bytes)."""
+    if not isinstance(value, str):
+        return value
+    match = _SIZE.match(value)
+    if not match:
+        raise ValueError(f"cannot parse size {value!r}; use a number with B, KB, MB or GB")
+    number, unit = match.groups()
+    size = int(float(number) * _SIZE_UNITS[(unit or "B").upper()])
+    if size <= 0:
+        raise ValueError(f"size {value!r} must be greater than zero")
+    return size
+
+
+def parse_view_requirement(value: object) -> object:
+    """``auto`` is resolved here, once: it means ``true`` in this release."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("auto", "true"):
+        return True
+    if text == "false":
+        return False
+    raise ValueError(f"Input should be 'auto', 'true' or 'false', not {value!r}")
+
+
+def _as_list(value: object) -> object:
+    # Flags arrive as lists (one item per occurrence) and are kept whole;
+    # env vars arrive as one string and are split.
+    if isinstance(value, str):
+        return split_outside_braces(value)
+    return value
+
+
+EnvList = Annotated[list[str], NoDecode, BeforeValidator(_as_list)]
+Size = Annotated[int, BeforeValidator(parse_size)]
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="BORIS_",
+        env_file=None,
+        env_ignore_empty=True,
+        extra="forbid",
+        validate_default=True,
+    )
+
+    port: Annotated[int, Field(ge=0, le=65535, description="HTTP listen port")] = 8080
+    host: Annotated[str, Field(description="HTTP bind address")] = "0.0.0.0"
+    transport: Annotated[Literal["http", "stdio"], Field(description="http or stdio")] = "http"
+    workdir: Annotated[str, Field(description="initial working directory")] = "."
+    timeout: Annotated[
+        int, Field(gt=0, description="default bash timeout in seconds (the tool takes ms)")
+    ] = 120
+    allow_dirs: Annotated[
+        EnvList, Field(description="directories the file tools may touch (repeatable)")
+    ] = []
+    deny_dirs: Annotated[
+        EnvList, Field(description="glob patterns the file tools may not touch (repeatable)")
+    ] = []
+    token: Annotated[str | None, Field(description="bearer token required on /mcp")] = None
+    allow_origins: Annotated[
+        EnvList, Field(description="extra browser origins allowed without a token (repeatable)")
+    ] = []
+    session_idle_timeout: Annotated[
+        float, Field(gt=0, description="seconds an idle HTTP session is kept")
+    ] = 600
+    generate_token: Annotated[
+        bool, Field(description="generate a random token and print it to stderr")
+    ] = False
+    disable_tools: Annotated[
+        EnvList, Field(description="tool names not to serve (repeatable)")
+    ] = []
+    background_task_timeout: Annotated[
+        int, Field(ge=0, description="seconds before a background task is killed; 0 = never")
+    ] = 0
+    max_file_size: Annotated[
+        Size, Field(description="largest file view/create handle (B, KB, MB, GB)")
+    ] = 10 * 1024**2
+    require_view_before_edit: Annotated[
+        bool,
+        BeforeValidator(parse_view_requirement),
+        Field(description="auto, true or false: refuse edits of files not viewed first"),
+    ] = True
+    anthropic_compat: Annotated[
+        bool, Field(description="serve one str_replace_editor instead of the file tools")
+    ] = False
+    log_level: Annotated[
+        Literal["debug", "info", "warn", "error"], Field(description="debug, info, warn or error")
+    ] = "info"
+    log_format: Annotated[Literal["text", "json"], Field(description="text or json")] = "text"
+
+    @field_validator("transport", "log_level", "log_format", mode="before")
+    @classmethod
+    def _lowercase(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("workdir", mode="after")
+    @classmethod
+    def _existing_workdir(cls, value: str) -> str:
+        return _existing_directory(value)
+
+    @field_validator("allow_dirs", mode="after")
+    @classmethod
+    def _existing_allow_dirs(cls, value: list[str]) -> list[str]:
+        return [_existing_directory(d) for d in value]
+
+    @field_validator("deny_dirs", mode="after")
+    @classmethod
+    def _valid_patterns(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            problem = pattern_problem(pattern)
+            if problem:
+                raise ValueError(f"invalid deny pattern {pattern!r}: {problem}")
+        return value
+
+    @field_validator("token", mode="after")
+    @classmethod
+    def _non_empty_token(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("token must not be empty")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Settings:
+        if self.token is not None and self.generate_token:
+            raise ValueError("--token and --generate-token are mutually exclusive; use one")
+        valid = valid_disable_names(self.anthropic_compat)
+        unknown = [name for name in self.disable_tools if name not in valid]
+        if unknown:
+            mode = "with --anthropic-compat" if self.anthropic_compat else "in the default mode"
+            raise ValueError(
+                f"unknown tool name {', '.join(repr(n) for n in unknown)} in --disable-tools; "
+                f"valid names {mode}: {', '.join(valid)}"
+            )
+        if self.generate_token:
+            self.token = secrets.token_hex(32)
+        return self
+
+    @property
+    def timeout_ms(self) -> int:
+        return self.timeout * 1000
+
+
+def _existing_directory(path: str) -> str:
+    resolved = os.path.realpath(path)
+    if not os.path.isdir(resolved):
+        what = "is not a directory" if os.path.exists(resolved) else "does not exist"
+        raise ValueError(f"directory {path} {what}")
+    return resolved
+
+
+# --- command line -----------------------------------------------------------------
+
+#: Repeatable flags are singular on the command line; their env vars are plural.
+_FLAG_NAMES = {"allow_dirs": "allow-dir", "deny_dirs": "deny-dir", "allow_origins": "allow-origin"}
+
+
+def flag_of(field: str) -> str:
+    return "--" + _FLAG_NAMES.get(field, field.replace("_", "-"))
+
+
+def env_of(field: str) -> str:
+    return "BORIS_" + field.upper()
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # one line, no usage dump
+        _fail(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="boris",
+        description="An MCP server that gives any AI agent the tools of a coding agent.",
+        allow_abbrev=False,
+        argument_default=argparse.SUPPRESS,
+    )
+    parser.add_argument("--version", "-v", action="version", version=f"boris {__version__}")
+    for name, info in Settings.model_fields.items():
+        annotation = info.annotation
+        default = info.default
+        if name == "max_file_size":
+            default = "10MB"
+        elif name == "require_view_before_edit":
+            default = "auto"
+        help_text = f"{info.description} [env {env_of(name)}; default {default!r}]"
+        if annotation is bool and name != "require_view_before_edit":
+            # `--flag` alone means true; `--flag=false` is accepted too.
+            parser.add_argument(
+                flag_of(name), dest=name, nargs="?", const="true", metavar="BOOL", help=help_text
+            )
+        elif annotation == list[str]:
+            parser.add_argument(flag_of(name), dest=name, action="append", help=help_text)
+        else:
+            parser.add_argument(flag_of(name), dest=name, metavar=name.upper(), help=help_text)
+    return parser
+
+
+def _fail(message: str) -> NoReturn:
+    print(f"boris: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def _describe(error: Mapping[str, Any]) -> str:
+    message = str(error["msg"])
+    if error["type"] == "value_error":
+        message = message.removeprefix("Value error, ")
+    loc = error.get("loc") or ()
+    if not loc:
+        return message
+    field = str(loc[0])
+    return f"{flag_of(field)} ({env_of(field)}): {message}"
+
+
+def load_settings(argv: Sequence[str] | None = None) -> Settings:
+    """Parse flags (``argv``, default ``sys.argv[1:]``) over env vars; exit 2 on any error."""
+    given = vars(build_parser().parse_args(argv))
+    try:
+        return Settings(**given)
+    except ValidationError as exc:
+        _fail("; ".join(_describe(e) for e in exc.errors()))
