@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import inspect
 import os
 
 import pytest
@@ -27,11 +26,3 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.ge
 @pytest.fixture(scope="session")
 def anyio_backend() -> str:
     return "asyncio"
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    # Every coroutine test runs under anyio (asyncio backend).
-    for item in items:
-        function = getattr(item, "function", None)
-        if function is not None and inspect.iscoroutinefunction(function):
-            item.add_marker(pytest.mark.anyio)

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.support import (
     error_text,
     http_client,
@@ -10,6 +12,8 @@ from tests.support import (
     sdk_stdio_client,
     stdio_client,
 )
+
+pytestmark = pytest.mark.anyio
 
 
 async def test_stdio_fastmcp(tmp_path: Path) -> None:
