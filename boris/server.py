@@ -141,7 +141,7 @@ class ArgumentErrors(Middleware):
 def _describe_argument_error(error: Any) -> str:
     loc = ".".join(str(part) for part in error.get("loc", ()))
     kind = error.get("type")
-    if kind == "missing":
+    if kind in ("missing", "missing_argument"):
         message = "missing required argument"
     elif kind == "unexpected_keyword_argument":
         message = "unknown argument"

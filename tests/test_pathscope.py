@@ -1,0 +1,181 @@
+"""Path scoping (SPEC §4): resolution, allow dirs by whole components, denied ancestors."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from boris.errors import Code, ToolFailure
+from boris.pathscope import PathScope, is_within
+from boris.patterns import pattern_problem, split_outside_braces
+
+
+def denied(scope: PathScope, path: str, cwd: str) -> Code | None:
+    try:
+        scope.resolve(path, cwd)
+    except ToolFailure as failure:
+        return failure.code
+    return None
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path.resolve()
+    (root / "work" / "src").mkdir(parents=True)
+    (root / "work2").mkdir()
+    (root / "outside").mkdir()
+    (root / "work" / ".git").mkdir()
+    (root / "work" / ".git" / "config").write_text("x")
+    (root / "work" / ".env").write_text("SECRET=1")
+    (root / "work" / "escape").symlink_to(root / "outside")
+    return root
+
+
+def test_relative_paths_join_the_cwd(tree: Path) -> None:
+    scope = PathScope([], [])
+    assert scope.resolve("src/a.py", str(tree / "work")) == str(tree / "work" / "src" / "a.py")
+    assert scope.resolve("../work2", str(tree / "work")) == str(tree / "work2")
+
+
+def test_sibling_prefix_is_not_inside(tree: Path) -> None:
+    # /work2 shares a string prefix with /work but is not under it.
+    scope = PathScope([str(tree / "work")], [])
+    assert denied(scope, str(tree / "work2"), "/") is Code.ACCESS_DENIED
+    assert denied(scope, str(tree / "work"), "/") is None
+    assert denied(scope, str(tree / "work" / "src" / "new.py"), "/") is None
+
+
+def test_symlink_out_of_allowed_dir_is_denied(tree: Path) -> None:
+    scope = PathScope([str(tree / "work")], [])
+    assert denied(scope, "escape/file", str(tree / "work")) is Code.ACCESS_DENIED
+    # A new file under the symlinked dir resolves through its deepest existing ancestor.
+    assert denied(scope, "escape/new/deeper.txt", str(tree / "work")) is Code.ACCESS_DENIED
+
+
+def test_deny_pattern_matches_ancestors(tree: Path) -> None:
+    scope = PathScope([], ["**/.git"])
+    assert denied(scope, str(tree / "work" / ".git" / "config"), "/") is Code.ACCESS_DENIED
+    assert denied(scope, str(tree / "work" / ".git"), "/") is Code.ACCESS_DENIED
+    assert denied(scope, str(tree / "work" / ".gitignore"), "/") is None
+
+
+def test_deny_beats_allow(tree: Path) -> None:
+    scope = PathScope([str(tree / "work")], ["**/.env"])
+    assert denied(scope, ".env", str(tree / "work")) is Code.ACCESS_DENIED
+    assert denied(scope, "src", str(tree / "work")) is None
+
+
+def test_deny_with_braces_and_relative_pattern(tree: Path) -> None:
+    scope = PathScope([], ["**/*.{pem,key}", "secrets"])
+    assert denied(scope, "a.pem", str(tree)) is Code.ACCESS_DENIED
+    assert denied(scope, "b.key", str(tree)) is Code.ACCESS_DENIED
+    assert denied(scope, "c.txt", str(tree)) is None
+    # A pattern without a leading / or ** matches at any depth.
+    assert denied(scope, "work/secrets/x", str(tree)) is Code.ACCESS_DENIED
+
+
+def test_messages_name_the_path_and_pattern(tree: Path) -> None:
+    scope = PathScope([str(tree / "work")], ["**/.env"])
+    with pytest.raises(ToolFailure) as outside:
+        scope.resolve(str(tree / "outside"), "/")
+    assert str(outside.value) == (
+        f"[ACCESS_DENIED] {tree / 'outside'} is outside the allowed directories ({tree / 'work'})"
+    )
+    with pytest.raises(ToolFailure) as env:
+        scope.resolve(str(tree / "work" / ".env"), "/")
+    assert (
+        str(env.value)
+        == f"[ACCESS_DENIED] {tree / 'work' / '.env'} is denied by the pattern **/.env"
+    )
+
+
+def test_empty_and_nul_paths_are_invalid_input() -> None:
+    scope = PathScope([], [])
+    with pytest.raises(ToolFailure) as empty:
+        scope.resolve("", "/")
+    assert str(empty.value) == "[INVALID_INPUT] path: must not be empty"
+    with pytest.raises(ToolFailure) as nul:
+        scope.resolve("a\0b", "/")
+    assert nul.value.code is Code.INVALID_INPUT
+
+
+def test_is_within_whole_components() -> None:
+    assert is_within("/work", "/work")
+    assert is_within("/work/a", "/work")
+    assert not is_within("/work2", "/work")
+    assert is_within("/anything", "/")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "problem"),
+    [
+        ("**/.env", None),
+        ("**/*.{pem,key}", None),
+        ("[!abc]*", None),
+        ("[]]", None),
+        ("", "pattern is empty"),
+        ("[invalid", "unclosed '[' at position 0"),
+        ("a{b,c", "unclosed '{'"),
+        ("a}b", "unmatched '}' at position 1"),
+        ("abc\\", "pattern ends with an unfinished escape '\\'"),
+    ],
+)
+def test_pattern_problem(pattern: str, problem: str | None) -> None:
+    assert pattern_problem(pattern) == problem
+
+
+def test_split_outside_braces() -> None:
+    assert split_outside_braces("a,{b,c},d{e,{f,g}}, ,h") == ["a", "{b,c}", "d{e,{f,g}}", "h"]
+
+
+# --- properties ------------------------------------------------------------------------
+
+NAMES = st.sampled_from(["work", "work2", "w", "src", "..", ".", "link", "loop", ".git", "x.pem"])
+
+
+def _make_world(base: Path) -> tuple[Path, Path]:
+    """A small tree with the traps: a sibling with a shared prefix, links out and in, a loop."""
+    allowed = base / "work"
+    (allowed / "src").mkdir(parents=True)
+    (base / "work2" / "src").mkdir(parents=True)
+    (allowed / ".git").mkdir()
+    (allowed / "link").symlink_to(base / "work2")
+    (base / "work2" / "link").symlink_to(allowed / "src")
+    (allowed / "loop").symlink_to(allowed / "loop")
+    return allowed, base
+
+
+@given(
+    parts=st.lists(NAMES, min_size=1, max_size=6),
+    absolute=st.booleans(),
+    cwd_inside=st.booleans(),
+)
+def test_property_nothing_resolves_outside_or_into_denied(
+    parts: list[str], absolute: bool, cwd_inside: bool
+) -> None:
+    with tempfile.TemporaryDirectory() as raw:
+        base = Path(raw).resolve()
+        allowed, _ = _make_world(base)
+        scope = PathScope([str(allowed)], ["**/.git", "**/*.pem"])
+        path = os.path.join(*parts)
+        if absolute:
+            path = str(base / path)
+        cwd = str(allowed if cwd_inside else base)
+        code = denied(scope, path, cwd)
+        if code is not None:
+            assert code is Code.ACCESS_DENIED
+            return
+        resolved = scope.resolve(path, cwd)
+        # Whatever was accepted really is inside the allowed dir, by whole components,
+        # with every symlink resolved, and neither it nor an ancestor is denied.
+        assert resolved == os.path.realpath(resolved)
+        assert resolved == str(allowed) or resolved.startswith(str(allowed) + os.sep)
+        chain = Path(resolved)
+        for candidate in [chain, *chain.parents]:
+            assert candidate.name != ".git"
+            assert not candidate.name.endswith(".pem")
