@@ -90,10 +90,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"median of {args.runs} runs")
     report("venv", command, args.runs, env)
     if args.pyz:
+        # Not -I: that would ignore PYTHONDONTWRITEBYTECODE, one of the cases to measure.
+        pyz = [sys.executable, args.pyz, "--transport", "stdio", "--workdir", workdir]
         for bytecode in ("1", ""):
-            pyz_env = dict(env, PYTHONDONTWRITEBYTECODE=bytecode)
-            label = "no .pyc" if bytecode else "with .pyc"
-            pyz = [sys.executable, "-I", args.pyz, "--transport", "stdio", "--workdir", workdir]
+            pyz_env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
+            if bytecode:
+                pyz_env["PYTHONDONTWRITEBYTECODE"] = bytecode
+            label = "PYTHONDONTWRITEBYTECODE=1" if bytecode else "bytecode writes allowed"
             colds = []
             for _ in range(min(args.runs, 3)):
                 root = tempfile.mkdtemp(prefix="boris-shiv-")

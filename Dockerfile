@@ -1,0 +1,27 @@
+# Boris in a container: serves MCP over HTTP on :8080 for the project mounted at /workspace.
+#   docker build -t boris .
+#   docker run -p 8080:8080 -v "$PWD":/workspace boris --generate-token
+
+# --- build: the same script that builds release zipapps -----------------------------------
+FROM python:3.11-slim AS build
+WORKDIR /src
+COPY pyproject.toml README.md build_zipapp.sh ./
+COPY boris ./boris
+COPY scripts ./scripts
+RUN ./build_zipapp.sh
+
+# --- run: a slim Python with only the zipapp ------------------------------------------------
+FROM python:3.11-slim
+COPY --from=build /src/dist/boris.pyz /usr/local/bin/boris.pyz
+RUN useradd --create-home --uid 10001 boris \
+    && mkdir -p /workspace \
+    && chown boris:boris /workspace
+USER boris
+ENV SHIV_ROOT=/home/boris/.shiv
+# Unpack the zipapp once at build time so containers start warm.
+RUN python3 /usr/local/bin/boris.pyz --version
+WORKDIR /workspace
+EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+    CMD ["python3", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8080/health', timeout=4)"]
+ENTRYPOINT ["python3", "/usr/local/bin/boris.pyz", "--transport", "http", "--port", "8080"]

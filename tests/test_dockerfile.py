@@ -1,0 +1,65 @@
+"""The Dockerfile has what the image needs (no container engine runs in CI, so it is parsed)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from tests.support import REPO
+
+
+def instructions() -> list[tuple[str, str]]:
+    text = (REPO / "Dockerfile").read_text()
+    text = re.sub(r"\\\n", " ", text)  # join continuation lines
+    result = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            keyword, _, rest = line.partition(" ")
+            result.append((keyword.upper(), rest.strip()))
+    return result
+
+
+def stages() -> list[list[tuple[str, str]]]:
+    found: list[list[tuple[str, str]]] = []
+    for keyword, rest in instructions():
+        if keyword == "FROM":
+            found.append([])
+        found[-1].append((keyword, rest))
+    return found
+
+
+def test_multi_stage_build_uses_the_release_script() -> None:
+    build = stages()[0]
+    assert len(stages()) >= 2
+    assert build[0][1].startswith("python:3.11")
+    assert build[0][1].endswith(" AS build")
+    assert ("RUN", "./build_zipapp.sh") in build
+
+
+def test_final_stage_is_slim_python_with_only_the_pyz() -> None:
+    final = stages()[-1]
+    assert final[0] == ("FROM", "python:3.11-slim")
+    copies = [rest for keyword, rest in final if keyword in ("COPY", "ADD")]
+    assert copies == ["--from=build /src/dist/boris.pyz /usr/local/bin/boris.pyz"]
+    assert ("WORKDIR", "/workspace") in final
+    assert ("EXPOSE", "8080") in final
+
+
+def test_runs_as_a_non_root_user() -> None:
+    users = [rest for keyword, rest in stages()[-1] if keyword == "USER"]
+    assert users
+    assert users[-1] not in ("root", "0")
+
+
+def test_healthcheck_probes_health() -> None:
+    checks = [rest for keyword, rest in stages()[-1] if keyword == "HEALTHCHECK"]
+    assert len(checks) == 1
+    assert "/health" in checks[0]
+
+
+def test_entrypoint_runs_the_pyz() -> None:
+    entrypoints = [rest for keyword, rest in stages()[-1] if keyword == "ENTRYPOINT"]
+    assert len(entrypoints) == 1
+    argv = json.loads(entrypoints[0])
+    assert argv[:2] == ["python3", "/usr/local/bin/boris.pyz"]
