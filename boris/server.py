@@ -354,23 +354,29 @@ async def serve_stdio(mcp: FastMCP[Any]) -> None:
     Left alone, SIGTERM would end the process without cleanup and SIGINT would
     wait for stdin to close; both must kill the session's background tasks first.
     """
+    from boris.stdio_guard import StdioGuard
+
     received: list[int] = []
-    async with anyio.create_task_group() as group:
+    guard = StdioGuard()
+    try:
+        async with anyio.create_task_group() as group:
 
-        async def watch_signals() -> None:
-            with anyio.open_signal_receiver(
-                signal.SIGTERM, signal.SIGINT, signal.SIGHUP
-            ) as signals:
-                async for signum in signals:
-                    received.append(signum)
-                    log.info("received %s, shutting down", signal.Signals(signum).name)
-                    _exit_after(_SIGNAL_GRACE, 128 + signum)
-                    group.cancel_scope.cancel()
-                    return
+            async def watch_signals() -> None:
+                with anyio.open_signal_receiver(
+                    signal.SIGTERM, signal.SIGINT, signal.SIGHUP
+                ) as signals:
+                    async for signum in signals:
+                        received.append(signum)
+                        log.info("received %s, shutting down", signal.Signals(signum).name)
+                        _exit_after(_SIGNAL_GRACE, 128 + signum)
+                        group.cancel_scope.cancel()
+                        return
 
-        group.start_soon(watch_signals)
-        await mcp.run_stdio_async(show_banner=False)
-        group.cancel_scope.cancel()
+            group.start_soon(watch_signals)
+            await mcp.run_stdio_async(show_banner=False)
+            group.cancel_scope.cancel()
+    finally:
+        guard.close()
     if received:
         sys.stderr.flush()
         os._exit(128 + received[0])

@@ -108,13 +108,27 @@ def raw_stdio(tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
         stop_process(proc)
 
 
-def test_stdio_survives_malformed_lines(raw_stdio: subprocess.Popen[bytes]) -> None:
+def test_stdio_answers_malformed_lines_and_keeps_serving(
+    raw_stdio: subprocess.Popen[bytes],
+) -> None:
     assert raw_stdio.stdout is not None
     send(raw_stdio, INITIALIZE)
     assert receive(raw_stdio.stdout)["result"]["serverInfo"]["name"] == "boris"
     send(raw_stdio, {"jsonrpc": "2.0", "method": "notifications/initialized"})
     send(raw_stdio, b"this is not json")
+    assert receive(raw_stdio.stdout) == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32700, "message": "Parse error"},
+    }
     send(raw_stdio, b'{"jsonrpc": "2.0", "id": "x"}')
+    assert receive(raw_stdio.stdout) == {
+        "jsonrpc": "2.0",
+        "id": "x",
+        "error": {"code": -32600, "message": "Invalid Request"},
+    }
+    send(raw_stdio, b"[1, 2]")
+    assert receive(raw_stdio.stdout)["error"]["code"] == -32600
     send(raw_stdio, {"jsonrpc": "2.0", "id": 5, "method": "no/such/method"})
     assert receive(raw_stdio.stdout) == {
         "jsonrpc": "2.0",
