@@ -195,3 +195,37 @@ def test_stdio_ignores_token_flags(tmp_path: Path) -> None:
     assert (
         json.loads(proc.stdout.decode().splitlines()[0])["result"]["serverInfo"]["name"] == "boris"
     )
+
+
+def test_bad_arguments_are_not_server_warnings(tmp_path: Path) -> None:
+    # The client gets [INVALID_INPUT]; the server's log stays quiet about it at info level.
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "view", "arguments": {"path": 3}},
+    }
+    messages = [INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"}, call]
+    proc = subprocess.Popen(
+        [*BORIS, "--transport", "stdio", "--workdir", str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=server_env(),
+    )
+    try:
+        assert proc.stdout is not None
+        for message in messages:
+            send(proc, message)
+        reply = receive(proc.stdout)
+        while reply.get("id") != 2:
+            reply = receive(proc.stdout)
+        assert reply["result"]["isError"] is True
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait(timeout=20)
+    assert proc.stderr is not None
+    log = proc.stderr.read().decode()
+    assert "WARNING" not in log
+    assert "Invalid arguments" not in log
