@@ -369,6 +369,9 @@ async def serve_stdio(mcp: FastMCP[Any]) -> None:
                         received.append(signum)
                         log.info("received %s, shutting down", signal.Signals(signum).name)
                         _exit_after(_SIGNAL_GRACE, 128 + signum)
+                        # EOF lets the transport end on its own; its stdin reader sits
+                        # in a thread that a cancellation alone would wait for.
+                        guard.stop_input()
                         group.cancel_scope.cancel()
                         return
 

@@ -60,11 +60,13 @@ class StdioGuard:
         read_in, self._to_server = os.pipe()
         self._from_server, write_out = os.pipe()
         self._wake_read, self._wake_write = os.pipe()
+        self._stop_read, self._stop_write = os.pipe()
         os.dup2(read_in, 0)
         os.dup2(write_out, 1)
         os.close(read_in)
         os.close(write_out)
         self._errors: queue.SimpleQueue[bytes] = queue.SimpleQueue()
+        self._closing = threading.Event()
         self._reader = threading.Thread(target=self._pump_input, name="stdio-in", daemon=True)
         self._writer = threading.Thread(target=self._pump_output, name="stdio-out", daemon=True)
         self._reader.start()
@@ -73,7 +75,15 @@ class StdioGuard:
     def _pump_input(self) -> None:
         pending = b""
         try:
-            while chunk := os.read(self._real_in, _CHUNK):
+            while True:
+                ready, _, _ = select.select([self._real_in, self._stop_read], [], [])
+                if self._stop_read in ready:
+                    break
+                chunk = os.read(self._real_in, _CHUNK)
+                if not chunk:
+                    if pending and _error_reply(pending) is None:
+                        _write_all(self._to_server, pending)
+                    break
                 pending += chunk
                 *lines, pending = pending.split(b"\n")
                 for line in lines:
@@ -83,17 +93,24 @@ class StdioGuard:
                     else:
                         self._errors.put(reply)
                         os.write(self._wake_write, b"!")
-            if pending and (reply := _error_reply(pending)) is None:
-                _write_all(self._to_server, pending)
         except OSError:
             pass  # the server is gone; nothing left to feed
         finally:
             os.close(self._to_server)  # EOF for the server
 
+    def stop_input(self) -> None:
+        """End the server's input now, as if the client had closed stdin."""
+        os.write(self._stop_write, b"!")
+
     def _pump_output(self) -> None:
         pending = b""
         while True:
-            ready, _, _ = select.select([self._from_server, self._wake_read], [], [])
+            # Once closing, the server has written everything: drain what is buffered
+            # in the pipe without waiting for an EOF that a leftover descriptor could delay.
+            timeout = 0 if self._closing.is_set() else None
+            ready, _, _ = select.select([self._from_server, self._wake_read], [], [], timeout)
+            if not ready:
+                break
             if self._wake_read in ready:
                 os.read(self._wake_read, _CHUNK)
             if self._from_server in ready:
@@ -112,6 +129,8 @@ class StdioGuard:
 
     def close(self) -> None:
         """Deliver whatever the server wrote, then give fds 0 and 1 back."""
-        os.dup2(self._real_out, 1)  # drops the last write end of the output pipe
+        self._closing.set()
+        os.write(self._wake_write, b"!")
         self._writer.join(timeout=5)
+        os.dup2(self._real_out, 1)
         os.dup2(self._real_in, 0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -205,7 +206,11 @@ def test_bad_arguments_are_not_server_warnings(tmp_path: Path) -> None:
         "method": "tools/call",
         "params": {"name": "view", "arguments": {"path": 3}},
     }
-    messages = [INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"}, call]
+    messages: list[dict[str, Any]] = [
+        INITIALIZE,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        call,
+    ]
     proc = subprocess.Popen(
         [*BORIS, "--transport", "stdio", "--workdir", str(tmp_path)],
         stdin=subprocess.PIPE,
@@ -229,3 +234,14 @@ def test_bad_arguments_are_not_server_warnings(tmp_path: Path) -> None:
     log = proc.stderr.read().decode()
     assert "WARNING" not in log
     assert "Invalid arguments" not in log
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_stdio_exits_on_signals(raw_stdio: subprocess.Popen[bytes], signum: int) -> None:
+    # SIGTERM alone would kill the process without cleanup, SIGINT would wait for stdin
+    # to close: both must end the session and exit promptly while stdin stays open.
+    assert raw_stdio.stdout is not None
+    send(raw_stdio, INITIALIZE)
+    receive(raw_stdio.stdout)
+    raw_stdio.send_signal(signum)
+    assert raw_stdio.wait(timeout=5) == 128 + signum
