@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 import os
 import stat
 import tempfile
@@ -280,6 +281,8 @@ def make_parents(directory: str) -> None:
             os.mkdir(path, 0o755)
         except FileExistsError:
             if not os.path.isdir(path):
-                raise
+                raise NotADirectoryError(
+                    errno.ENOTDIR, f"{path} exists and is not a directory", path
+                ) from None
             continue
         os.chmod(path, 0o755)
