@@ -7,8 +7,12 @@ then the operation itself. Only a call that passes all of them touches the disk.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from boris.errors import Code, ToolFailure, io_error
@@ -100,10 +104,52 @@ def save_edit(session: Session, target: EditTarget, data: bytes) -> None:
     """Write an edited file atomically, keeping its mode and owner; mark it viewed."""
     check_size(len(data), session.settings.max_file_size, "the edited file would be")
     try:
+        require_writable(target.path)
         write_atomic(target.path, data, target.mode, target.owner)
     except OSError as exc:
         raise write_failure(target.path, exc, existed=True) from None
     session.mark_viewed(target.path)
+
+
+def require_writable(path: str) -> None:
+    """Refuse to replace a file its permissions say we may not write.
+
+    The rename of an atomic write needs only the directory to be writable; without
+    this check a read-only file would be replaced where an in-place write would fail.
+    """
+    if not os.access(path, os.W_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+
+
+class _PathLocks:
+    """One lock per path being edited, so concurrent edits of a file cannot lose one.
+
+    Entries live only while someone holds or waits for them.
+    """
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._locks: dict[str, tuple[threading.Lock, int]] = {}
+
+    @contextmanager
+    def hold(self, path: str) -> Iterator[None]:
+        with self._guard:
+            lock, users = self._locks.get(path, (threading.Lock(), 0))
+            self._locks[path] = (lock, users + 1)
+        try:
+            with lock:
+                yield
+        finally:
+            with self._guard:
+                lock, users = self._locks[path]
+                if users == 1:
+                    del self._locks[path]
+                else:
+                    self._locks[path] = (lock, users - 1)
+
+
+#: Serialises the read-modify-write of str_replace, insert and create_file per file.
+editing = _PathLocks().hold
 
 
 def write_failure(path: str, exc: OSError, *, existed: bool) -> ToolFailure:

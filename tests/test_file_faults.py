@@ -90,8 +90,29 @@ async def test_disk_full(tiny_tmpfs: Path) -> None:
     assert os.listdir(tiny_tmpfs) == ["f.txt"]
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
+def permissions_hold(directory: Path) -> bool:
+    """Whether this process is refused a write into a read-only directory.
+
+    Root, or any process with CAP_DAC_OVERRIDE, writes anyway; the server runs with
+    the same privileges as the tests.
+    """
+    probe = directory / "probe"
+    probe.mkdir()
+    probe.chmod(0o555)
+    try:
+        (probe / "x").write_text("")
+    except PermissionError:
+        return True
+    finally:
+        probe.chmod(0o755)
+    (probe / "x").unlink()
+    probe.rmdir()
+    return False
+
+
 async def test_read_only_directory(tmp_path: Path) -> None:
+    if not permissions_hold(tmp_path):
+        pytest.skip("this process may write into read-only directories (root)")
     locked = tmp_path / "locked"
     locked.mkdir()
     path = locked / "f.txt"
@@ -108,3 +129,24 @@ async def test_read_only_directory(tmp_path: Path) -> None:
         locked.chmod(0o755)
     assert path.read_text() == "keep\n"
     assert os.listdir(locked) == ["f.txt"]
+
+
+async def test_read_only_file_is_not_replaced(tmp_path: Path) -> None:
+    if not permissions_hold(tmp_path):
+        pytest.skip("this process may write read-only files (root)")
+    # The directory is writable, so a rename would succeed: the file's own mode decides.
+    path = tmp_path / "f.txt"
+    path.write_text("keep\n")
+    path.chmod(0o444)
+    async with stdio_client(workdir=tmp_path) as client:
+        ok_text(await call(client, "view", path="f.txt"))
+        result = await call(client, "str_replace", path="f.txt", old_str="keep", new_str="x")
+        assert error_text(result) == (
+            f"[IO_ERROR] could not write {path}: Permission denied; the file is unchanged"
+        )
+        result = await call(client, "create_file", path="f.txt", content="x")
+        assert error_text(result) == (
+            f"[IO_ERROR] could not write {path}: Permission denied; the file is unchanged"
+        )
+    assert path.read_text() == "keep\n"
+    assert sorted(os.listdir(tmp_path)) == ["f.txt", "probe"]

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from fastmcp import Client
 
@@ -138,6 +139,20 @@ async def test_relative_path_and_symlink(client: Client[Any], root: Path, case: 
     assert ok_text(result) == f"Replaced in {target}\n\n1\tbeta\n"
     assert (case / "link.txt").is_symlink()
     assert target.read_text() == "beta\n"
+
+
+async def test_concurrent_edits_of_one_file_all_land(client: Client[Any], case: Path) -> None:
+    # Edits of the same file are serialised: none overwrites another's result.
+    tokens = [f"<t{n}>" for n in range(16)]
+    path = await viewed(client, case / "f.txt", "".join(f"{t}\n" for t in tokens))
+
+    async def edit(token: str) -> None:
+        ok_text(await replace(client, path, token, new_str=token.upper()))
+
+    async with anyio.create_task_group() as group:
+        for token in tokens:
+            group.start_soon(edit, token)
+    assert path.read_text() == "".join(f"{t.upper()}\n" for t in tokens)
 
 
 # --- errors ----------------------------------------------------------------------------

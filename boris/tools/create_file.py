@@ -11,7 +11,14 @@ from pydantic import Field
 
 from boris import edits
 from boris.errors import io_error
-from boris.filechecks import check_size, not_a_file, require_viewed, write_failure
+from boris.filechecks import (
+    check_size,
+    editing,
+    not_a_file,
+    require_viewed,
+    require_writable,
+    write_failure,
+)
 from boris.fileio import make_parents, write_atomic
 from boris.session import Session, current_session
 from boris.settings import Settings
@@ -65,6 +72,13 @@ def create(session: Session, path: str, content: str) -> str:
     """What create_file (and the editor's create command) does and returns."""
     data = edits.encode_argument("content", content)
     resolved = session.resolve(path)
+    with editing(resolved):
+        _write(session, resolved, data)
+    session.mark_viewed(resolved)
+    return f"Created {resolved} ({len(data)} bytes)"
+
+
+def _write(session: Session, resolved: str, data: bytes) -> None:
     try:
         info: os.stat_result | None = os.stat(resolved)
     except (FileNotFoundError, NotADirectoryError):
@@ -78,12 +92,11 @@ def create(session: Session, path: str, content: str) -> str:
         require_viewed(session, resolved, "overwriting")
     check_size(len(data), session.settings.max_file_size, "content is")
     try:
-        make_parents(os.path.dirname(resolved))
         if info is None:
+            make_parents(os.path.dirname(resolved))
             write_atomic(resolved, data, NEW_FILE_MODE)
         else:
+            require_writable(resolved)
             write_atomic(resolved, data, stat.S_IMODE(info.st_mode), (info.st_uid, info.st_gid))
     except OSError as exc:
         raise write_failure(resolved, exc, existed=info is not None) from None
-    session.mark_viewed(resolved)
-    return f"Created {resolved} ({len(data)} bytes)"

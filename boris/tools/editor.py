@@ -15,7 +15,7 @@ from pydantic import Field
 
 from boris import edits
 from boris.errors import Code, ToolFailure
-from boris.filechecks import load_for_edit, save_edit
+from boris.filechecks import editing, load_for_edit, save_edit
 from boris.fileio import edit_snippet
 from boris.session import Session, current_session
 from boris.settings import Settings
@@ -143,7 +143,8 @@ def insert_into_file(session: Session, path: str, insert_line: int, new_str: str
     """The insert command: ``new_str`` as whole lines after line ``insert_line``."""
     text = edits.encode_argument("new_str", new_str)
     resolved = session.resolve(path)
-    target = load_for_edit(session, resolved, "insert")
-    edit = edits.insert(target.data, insert_line, text, resolved)
-    save_edit(session, target, edit.data)
+    with editing(resolved):
+        target = load_for_edit(session, resolved, "insert")
+        edit = edits.insert(target.data, insert_line, text, resolved)
+        save_edit(session, target, edit.data)
     return f"Inserted in {resolved}\n\n" + edit_snippet(edit.data, edit.begin, edit.end)

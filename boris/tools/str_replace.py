@@ -9,7 +9,7 @@ from pydantic import Field
 
 from boris import edits
 from boris.errors import Code, ToolFailure
-from boris.filechecks import load_for_edit, save_edit
+from boris.filechecks import editing, load_for_edit, save_edit
 from boris.fileio import edit_snippet
 from boris.session import Session, current_session
 from boris.settings import Settings
@@ -83,9 +83,10 @@ def replace_in_file(
     old = edits.encode_argument("old_str", old_str)
     new = edits.encode_argument("new_str", new_str)
     resolved = session.resolve(path)
-    target = load_for_edit(session, resolved, "str_replace")
-    edit = edits.replace(target.data, old, new, replace_all, resolved)
-    save_edit(session, target, edit.data)
+    with editing(resolved):
+        target = load_for_edit(session, resolved, "str_replace")
+        edit = edits.replace(target.data, old, new, replace_all, resolved)
+        save_edit(session, target, edit.data)
     if replace_all:
         return f"Replaced {edit.count} occurrences in {resolved}"
     return f"Replaced in {resolved}\n\n" + edit_snippet(edit.data, edit.begin, edit.end)
