@@ -1,23 +1,102 @@
-"""The create_file tool (not implemented yet)."""
+"""The create_file tool: write a whole file, creating missing parent directories."""
 
 from __future__ import annotations
 
-from fastmcp.dependencies import Depends
+import os
+import stat
+from typing import Annotated
 
-from boris.errors import Code, ToolFailure
+from fastmcp.dependencies import Depends
+from pydantic import Field
+
+from boris import edits
+from boris.errors import io_error
+from boris.filechecks import (
+    check_size,
+    editing,
+    not_a_file,
+    require_viewed,
+    require_writable,
+    write_failure,
+)
+from boris.fileio import make_parents, write_atomic
 from boris.session import Session, current_session
 from boris.settings import Settings
 from boris.tools import ToolDef
 
+#: Mode of a file create_file makes, whatever the umask.
+NEW_FILE_MODE = 0o644
 
-def create_file(path: str, session: Session = Depends(current_session)) -> str:
-    raise ToolFailure(Code.INVALID_INPUT, "not implemented yet")
+PathArg = Annotated[
+    str,
+    Field(
+        description="The file to write: absolute, or relative to the working directory. "
+        "Missing parent directories are created."
+    ),
+]
+Content = Annotated[
+    str,
+    Field(description="The complete content of the file, written exactly as given."),
+]
+
+DESCRIPTION = """\
+Create a file with the given content, or overwrite an existing file completely.
+
+- Missing parent directories are created (mode 0755); a new file gets mode 0644, an \
+overwritten file keeps its mode.
+- The write is atomic: the old content is replaced whole or not at all.
+- To change part of an existing file, prefer str_replace."""
+
+_VIEW_FIRST = "\n- Overwriting an existing file requires viewing it first in this session."
+
+
+def create_file(
+    path: PathArg,
+    content: Content,
+    session: Session = Depends(current_session),
+) -> str:
+    return create(session, path, content)
 
 
 def definition(settings: Settings) -> ToolDef:
+    description = DESCRIPTION + (_VIEW_FIRST if settings.require_view_before_edit else "")
     return ToolDef(
         fn=create_file,
         title="Create or overwrite a file",
-        description="Create or overwrite a file.",
+        description=description,
         read_only=False,
     )
+
+
+def create(session: Session, path: str, content: str) -> str:
+    """What create_file (and the editor's create command) does and returns."""
+    data = edits.encode_argument("content", content)
+    resolved = session.resolve(path)
+    with editing(resolved):
+        _write(session, resolved, data)
+    session.mark_viewed(resolved)
+    return f"Created {resolved} ({len(data)} bytes)"
+
+
+def _write(session: Session, resolved: str, data: bytes) -> None:
+    try:
+        info: os.stat_result | None = os.stat(resolved)
+    except (FileNotFoundError, NotADirectoryError):
+        info = None
+    except OSError as exc:
+        raise io_error("stat", resolved, exc) from None
+    if info is not None:
+        problem = not_a_file(resolved, info, "create_file")
+        if problem is not None:
+            raise problem
+        require_viewed(session, resolved, "overwriting")
+    check_size(len(data), session.settings.max_file_size, "content is")
+    try:
+        if info is None:
+            make_parents(os.path.dirname(resolved))
+            write_atomic(resolved, data, NEW_FILE_MODE)
+        else:
+            require_writable(resolved)
+            write_atomic(resolved, data, stat.S_IMODE(info.st_mode), (info.st_uid, info.st_gid))
+    except OSError as exc:
+        raise write_failure(resolved, exc, existed=info is not None) from None

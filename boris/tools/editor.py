@@ -1,23 +1,150 @@
-"""The str_replace_editor tool (not implemented yet)."""
+"""The compat str_replace_editor tool: view, str_replace, create and insert in one tool.
+
+Each command calls the very function the split tool calls, so its result is the split
+tool's result byte for byte. Only insert is the editor's own, and it reuses the same
+checks, atomic write and snippet as str_replace.
+"""
 
 from __future__ import annotations
 
-from fastmcp.dependencies import Depends
+from typing import Annotated, Literal
 
+from fastmcp.dependencies import Depends
+from mcp_types import ImageContent
+from pydantic import Field
+
+from boris import edits
 from boris.errors import Code, ToolFailure
+from boris.filechecks import editing, load_for_edit, save_edit
+from boris.fileio import edit_snippet
 from boris.session import Session, current_session
 from boris.settings import Settings
 from boris.tools import ToolDef
+from boris.tools.create_file import create
+from boris.tools.str_replace import replace_in_file
+from boris.tools.view import ViewRange, view_path
+
+Command = Annotated[
+    Literal["view", "str_replace", "create", "insert"],
+    Field(description="The command to run: view, str_replace, create or insert."),
+]
+PathArg = Annotated[
+    str,
+    Field(
+        description="Absolute path to the file or directory (a relative path is resolved "
+        "against the working directory)."
+    ),
+]
+OldStr = Annotated[
+    str | None,
+    Field(
+        description="Required for str_replace: the exact text to replace, whitespace "
+        "included; it must occur exactly once unless replace_all is true."
+    ),
+]
+NewStr = Annotated[
+    str | None,
+    Field(
+        description="For str_replace: the replacement text (omit it to delete old_str). "
+        "Required for insert: the text to insert."
+    ),
+]
+ReplaceAll = Annotated[
+    bool,
+    Field(description="For str_replace: replace every occurrence of old_str."),
+]
+FileText = Annotated[
+    str | None,
+    Field(description="Required for create: the complete content of the file."),
+]
+InsertLine = Annotated[
+    Annotated[int, Field(ge=0)] | None,
+    Field(
+        description="Required for insert: the line after which new_str is inserted "
+        "(0 inserts before the first line)."
+    ),
+]
+InsertText = Annotated[
+    str | None,
+    Field(description="For insert: another name for new_str."),
+]
+
+DESCRIPTION = """\
+Tool for viewing, creating and editing files.
+* `view` shows a file with line numbers (`N<TAB>line`), or a directory as a tree two \
+levels deep (.git and node_modules left out). Pass `view_range` [start, end] to see part \
+of a long file; without it at most 2000 lines are shown, and any line is cut after 2000 \
+characters. Images come back as images; other binary files as a note with their size.
+* `create` writes `file_text` to `path`, creating missing parent directories. It \
+replaces an existing file completely.
+* `str_replace` replaces `old_str` with `new_str`. `old_str` must match the file exactly, \
+whitespace and indentation included, and occur exactly once unless `replace_all` is \
+true: include enough context to make it unique.
+* `insert` inserts `new_str` as whole lines after line `insert_line` (0 = top of file).
+* Edits keep the file's encoding, line endings and permissions, are written atomically, \
+and return the edited region with line numbers.
+* Relative paths are resolved against the working directory."""
+
+_VIEW_FIRST = "\n* View a file before `str_replace` or `insert` on it, or before `create` \
+overwrites it; an edit of a file not viewed in this session is refused."
 
 
-def str_replace_editor(path: str, session: Session = Depends(current_session)) -> str:
-    raise ToolFailure(Code.INVALID_INPUT, "not implemented yet")
+def str_replace_editor(
+    command: Command,
+    path: PathArg,
+    view_range: ViewRange = None,
+    old_str: OldStr = None,
+    new_str: NewStr = None,
+    replace_all: ReplaceAll = False,
+    file_text: FileText = None,
+    insert_line: InsertLine = None,
+    insert_text: InsertText = None,
+    session: Session = Depends(current_session),
+) -> str | ImageContent:
+    if command == "view":
+        return view_path(session, path, view_range)
+    if command == "str_replace":
+        if old_str is None:
+            raise _missing("old_str", command)
+        return replace_in_file(session, path, old_str, new_str or "", replace_all)
+    if command == "create":
+        if file_text is None:
+            raise _missing("file_text", command)
+        return create(session, path, file_text)
+    if new_str is not None and insert_text is not None and new_str != insert_text:
+        raise ToolFailure(
+            Code.INVALID_INPUT, "new_str and insert_text name the same text; give only one"
+        )
+    text = new_str if new_str is not None else insert_text
+    if insert_line is None:
+        raise _missing("insert_line", command)
+    if text is None:
+        raise _missing("new_str", command)
+    return insert_into_file(session, path, insert_line, text)
 
 
 def definition(settings: Settings) -> ToolDef:
+    description = DESCRIPTION + (_VIEW_FIRST if settings.require_view_before_edit else "")
     return ToolDef(
         fn=str_replace_editor,
         title="View and edit files",
-        description="View and edit files.",
+        description=description,
         read_only=False,
     )
+
+
+def _missing(argument: str, command: str) -> ToolFailure:
+    return ToolFailure(
+        Code.INVALID_INPUT, f"{argument}: missing required argument for the {command} command"
+    )
+
+
+def insert_into_file(session: Session, path: str, insert_line: int, new_str: str) -> str:
+    """The insert command: ``new_str`` as whole lines after line ``insert_line``."""
+    text = edits.encode_argument("new_str", new_str)
+    resolved = session.resolve(path)
+    with editing(resolved):
+        target = load_for_edit(session, resolved, "insert")
+        edit = edits.insert(target.data, insert_line, text, resolved)
+        save_edit(session, target, edit.data)
+    return f"Inserted in {resolved}\n\n" + edit_snippet(edit.data, edit.begin, edit.end)

@@ -1,23 +1,92 @@
-"""The str_replace tool (not implemented yet)."""
+"""The str_replace tool: replace an exact, unique piece of a file, keeping every other byte."""
 
 from __future__ import annotations
 
-from fastmcp.dependencies import Depends
+from typing import Annotated
 
+from fastmcp.dependencies import Depends
+from pydantic import Field
+
+from boris import edits
 from boris.errors import Code, ToolFailure
+from boris.filechecks import editing, load_for_edit, save_edit
+from boris.fileio import edit_snippet
 from boris.session import Session, current_session
 from boris.settings import Settings
 from boris.tools import ToolDef
 
+PathArg = Annotated[
+    str,
+    Field(description="The file to edit: absolute, or relative to the working directory."),
+]
+OldStr = Annotated[
+    str,
+    Field(
+        description="The exact text to replace, whitespace and indentation included. "
+        "Unless replace_all is true it must occur exactly once: include enough "
+        "surrounding lines to make it unique."
+    ),
+]
+NewStr = Annotated[
+    str,
+    Field(description="The text to put in place of old_str; omit it to delete old_str."),
+]
+ReplaceAll = Annotated[
+    bool,
+    Field(description="Replace every occurrence of old_str instead of exactly one."),
+]
 
-def str_replace(path: str, session: Session = Depends(current_session)) -> str:
-    raise ToolFailure(Code.INVALID_INPUT, "not implemented yet")
+DESCRIPTION = """\
+Replace text in an existing file.
+
+- old_str must match the file exactly, character for character, whitespace and \
+indentation included (copy it from view output, without the line-number prefix).
+- Unless replace_all is true, old_str must occur exactly once; add surrounding lines \
+to make it unique. An empty new_str deletes old_str.
+- The file's encoding, line endings (LF or CRLF), final newline and permissions are kept; \
+the write is atomic.
+- Returns the edited region with line numbers and a few lines of context."""
+
+_VIEW_FIRST = "\n- The file must have been viewed in this session first (view tool)."
+
+
+def str_replace(
+    path: PathArg,
+    old_str: OldStr,
+    new_str: NewStr = "",
+    replace_all: ReplaceAll = False,
+    session: Session = Depends(current_session),
+) -> str:
+    return replace_in_file(session, path, old_str, new_str, replace_all)
 
 
 def definition(settings: Settings) -> ToolDef:
+    description = DESCRIPTION + (_VIEW_FIRST if settings.require_view_before_edit else "")
     return ToolDef(
         fn=str_replace,
         title="Replace text in a file",
-        description="Replace text in a file.",
+        description=description,
         read_only=False,
     )
+
+
+def replace_in_file(
+    session: Session, path: str, old_str: str, new_str: str, replace_all: bool
+) -> str:
+    """What str_replace (and the editor's str_replace command) does and returns."""
+    if old_str == "":
+        raise ToolFailure(
+            Code.INVALID_INPUT,
+            "old_str: must not be empty; give the exact text to replace "
+            "(to write a whole file, use create_file)",
+        )
+    old = edits.encode_argument("old_str", old_str)
+    new = edits.encode_argument("new_str", new_str)
+    resolved = session.resolve(path)
+    with editing(resolved):
+        target = load_for_edit(session, resolved, "str_replace")
+        edit = edits.replace(target.data, old, new, replace_all, resolved)
+        save_edit(session, target, edit.data)
+    if replace_all:
+        return f"Replaced {edit.count} occurrences in {resolved}"
+    return f"Replaced in {resolved}\n\n" + edit_snippet(edit.data, edit.begin, edit.end)

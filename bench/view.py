@@ -1,0 +1,167 @@
+"""view on a 10 MB, 200,000-line file: whole (first 2000 lines) and view_range [100000, 100050].
+
+Spawns one Boris over STDIO, speaks raw JSON-RPC on the pipes (no client library in the
+measurement), and reports the median of --runs calls of each kind in that one session,
+a tiny-file call for the protocol's own cost, and the server's peak memory growth
+during the calls relative to the file size (Linux: VmRSS/VmHWM, peak reset through
+/proc/<pid>/clear_refs).
+
+Usage: python bench/view.py [--runs N]
+Targets: each median within 25 ms; peak growth at most 3x the file size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import IO, Any
+
+LINES = 200_000
+LINE_BYTES = 50  # with its newline: 10,000,000 bytes in all
+
+
+def _send(pipe: IO[bytes], message: dict[str, Any]) -> None:
+    pipe.write(json.dumps(message).encode() + b"\n")
+    pipe.flush()
+
+
+def _reply(pipe: IO[bytes], request_id: int) -> dict[str, Any]:
+    while True:
+        line = pipe.readline()
+        if not line:
+            raise RuntimeError("server closed stdout")
+        message: dict[str, Any] = json.loads(line)
+        if message.get("id") == request_id:
+            return message
+
+
+def _memory_kib(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise LookupError(field)
+
+
+class Server:
+    def __init__(self, workdir: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "boris", "--transport", "stdio", "--workdir", workdir],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={k: v for k, v in os.environ.items() if not k.startswith("BORIS_")},
+        )
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
+        self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
+        self.next_id = 1
+        self.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "0"},
+            },
+        )
+        _send(self.stdin, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        request_id = self.next_id
+        self.next_id += 1
+        _send(self.stdin, {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        reply = _reply(self.stdout, request_id)
+        if "error" in reply:
+            raise RuntimeError(reply["error"])
+        return reply["result"]  # type: ignore[no-any-return]  # JSON of a known shape
+
+    def view(self, arguments: dict[str, Any]) -> str:
+        result = self.request("tools/call", {"name": "view", "arguments": arguments})
+        if result.get("isError"):
+            raise RuntimeError(result["content"][0]["text"])
+        text: str = result["content"][0]["text"]
+        return text
+
+    def stop(self) -> None:
+        self.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def timed(server: Server, arguments: dict[str, Any], runs: int) -> tuple[float, str]:
+    times = []
+    text = ""
+    for _ in range(runs):
+        start = time.perf_counter()
+        text = server.view(arguments)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000, text
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    options = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="boris-bench-view-") as workdir:
+        big = Path(workdir) / "big.txt"
+        with big.open("wb") as out:
+            for n in range(1, LINES + 1):
+                out.write(f"{n:08d} ".encode().ljust(LINE_BYTES - 1, b"x") + b"\n")
+        (Path(workdir) / "tiny.txt").write_text("x\n")
+        size = big.stat().st_size
+
+        server = Server(workdir)
+        try:
+            pid = server.proc.pid
+            for arguments in ({"path": "tiny.txt"}, {"path": "big.txt"}):
+                server.view(arguments)  # warm up the call path and the page cache
+            baseline = _memory_kib(pid, "VmRSS")
+            peak_reset = True
+            try:
+                Path(f"/proc/{pid}/clear_refs").write_text("5")
+            except OSError:
+                peak_reset = False
+
+            tiny_ms, _ = timed(server, {"path": "tiny.txt"}, options.runs)
+            whole_ms, whole = timed(server, {"path": "big.txt"}, options.runs)
+            range_ms, ranged = timed(
+                server, {"path": "big.txt", "view_range": [100000, 100050]}, options.runs
+            )
+            peak = _memory_kib(pid, "VmHWM")
+        finally:
+            server.stop()
+
+    assert whole.endswith(
+        f"[Truncated: file has {LINES} lines. Use view_range to read specific sections.]"
+    )
+    assert ranged.startswith("100000\t00100000 ")
+    assert ranged.count("\n") == 51
+
+    growth = max(0, peak - baseline) * 1024
+    print(f"file: {size:,} bytes, {LINES:,} lines; {options.runs} calls each, one session")
+    print(f"view tiny file (protocol cost)    median {tiny_ms:6.2f} ms")
+    print(f"view big file, no range           median {whole_ms:6.2f} ms   (target 25 ms)")
+    print(f"view big file, [100000, 100050]   median {range_ms:6.2f} ms   (target 25 ms)")
+    note = "" if peak_reset else " (peak not resettable: includes start-up)"
+    print(
+        f"server RSS before calls {baseline / 1024:.1f} MiB, peak during calls "
+        f"{peak / 1024:.1f} MiB{note}"
+    )
+    print(
+        f"peak growth {growth / 2**20:.1f} MiB = {growth / size:.2f}x the file size "
+        "(target at most 3x)"
+    )
+
+
+if __name__ == "__main__":
+    main()

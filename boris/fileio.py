@@ -1,0 +1,288 @@
+"""Reading files for display and writing them back without losing a byte.
+
+Shared by view, str_replace, create_file and the compat editor, so the four show lines
+the same way and write files the same way:
+
+- lines are split on ``\\n`` only; a CR before it is not shown, a lone CR is content;
+- the view line format: right-aligned number (width of the last number shown), a tab,
+  the line decoded as UTF-8 (invalid bytes shown as U+FFFD), cut at 2000 characters;
+- writes go to a temporary file in the same directory, are fsynced and renamed over the
+  target, so a failed write leaves the original untouched.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import errno
+import os
+import stat
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import BinaryIO
+
+#: A displayed line longer than this many characters is cut.
+MAX_LINE_CHARS = 2000
+#: A file viewed without a range shows at most this many lines.
+MAX_VIEW_LINES = 2000
+#: Lines of context shown either side of an edit.
+CONTEXT_LINES = 4
+
+_BOM = b"\xef\xbb\xbf"
+# Reads and decodes happen in chunks of this size, so a file (or a single line) of any
+# length never needs more than one chunk of working memory beyond what is kept.
+_CHUNK = 1 << 18
+# Every character takes at least one byte: a line of at most this many bytes cannot
+# need cutting, whatever it decodes to.
+_SHORT_LINE_BYTES = MAX_LINE_CHARS
+
+
+def human_size(size: int) -> str:
+    """``512 bytes``, ``2.4 KB``, ``10.0 MB``, ``1.5 GB`` (1024-based)."""
+    if size < 1024:
+        return f"{size} bytes"
+    value = float(size)
+    for unit in ("KB", "MB", "GB"):
+        value /= 1024
+        if round(value, 1) < 1024 or unit == "GB":
+            return f"{value:.1f} {unit}"
+    raise AssertionError("unreachable")
+
+
+# --- display -------------------------------------------------------------------------
+
+
+def display_line(raw: bytes) -> str:
+    """One line (without its ``\\n``) as view shows it: CR dropped, decoded, cut at 2000."""
+    if raw.endswith(b"\r"):
+        raw = raw[:-1]
+    if len(raw) <= _SHORT_LINE_BYTES:
+        return raw.decode("utf-8", "replace")
+    if raw.isascii():
+        head, total = raw[:MAX_LINE_CHARS].decode("ascii"), len(raw)
+    else:
+        head, total = _decode_head(raw)
+        if total <= MAX_LINE_CHARS:
+            return head
+    return f"{head}... [truncated, {total} chars total]"
+
+
+def _decode_head(raw: bytes) -> tuple[str, int]:
+    """The first MAX_LINE_CHARS characters of ``raw`` and its length in characters.
+
+    Decodes chunk by chunk so a line of many megabytes costs one chunk of memory.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    head = ""
+    total = 0
+    for offset in range(0, len(raw), _CHUNK):
+        text = decoder.decode(raw[offset : offset + _CHUNK], final=offset + _CHUNK >= len(raw))
+        if len(head) < MAX_LINE_CHARS:
+            head += text[: MAX_LINE_CHARS - len(head)]
+        total += len(text)
+    return head, total
+
+
+def format_lines(lines: Sequence[bytes], first: int) -> str:
+    """Lines numbered from ``first`` in the view format, each ending in a newline.
+
+    A UTF-8 byte order mark at the start of line 1 is not shown.
+    """
+    if not lines:
+        return ""
+    width = len(str(first + len(lines) - 1))
+    out = []
+    for number, raw in enumerate(lines, first):
+        if number == 1 and raw.startswith(_BOM):
+            raw = raw[len(_BOM) :]
+        out.append(f"{number:>{width}}\t{display_line(raw)}\n")
+    return "".join(out)
+
+
+# --- reading -------------------------------------------------------------------------
+
+
+@dataclass
+class LineWindow:
+    """Lines read from a file, and its total line count when the whole file was read."""
+
+    lines: list[bytes]
+    total: int | None
+
+
+def read_lines(
+    stream: BinaryIO,
+    start: int,
+    end: int,
+    *,
+    count_all: bool = False,
+    chunk_size: int = _CHUNK,
+) -> LineWindow:
+    """Lines ``start``..``end`` (1-based, inclusive) of a binary stream, without their ``\\n``.
+
+    Reads chunk by chunk: chunks before ``start`` are only counted, and reading stops
+    once line ``end`` is complete unless ``count_all`` asks for the total line count.
+    A line may be of any length. A final line without ``\\n`` counts; the empty
+    remainder after a final ``\\n`` does not.
+    """
+    lines: list[bytes] = []
+    pending: list[bytes] = []  # earlier pieces of the wanted line being read
+    number = 1  # the line the read position is in
+    at_line_start = True
+    while True:
+        if number > end and not count_all:
+            return LineWindow(lines, None)
+        chunk = stream.read(chunk_size)
+        if not chunk:
+            break
+        at_line_start = chunk.endswith(b"\n")
+        if number > end:
+            number += chunk.count(b"\n")
+            continue
+        position = 0
+        if number < start:
+            newlines = chunk.count(b"\n")
+            if number + newlines < start:
+                number += newlines
+                continue
+            while number < start:
+                position = chunk.index(b"\n", position) + 1
+                number += 1
+        while number <= end:
+            newline = chunk.find(b"\n", position)
+            if newline < 0:
+                if position < len(chunk):
+                    pending.append(chunk[position:])
+                break
+            line = chunk[position:newline]
+            if pending:
+                line = b"".join([*pending, line])
+                pending = []
+            lines.append(line)
+            number += 1
+            position = newline + 1
+        else:
+            number += chunk.count(b"\n", position)
+    if pending:
+        lines.append(b"".join(pending))
+    return LineWindow(lines, number - 1 if at_line_start else number)
+
+
+def count_lines(data: bytes) -> int:
+    """Lines in ``data``, counted as :func:`read_lines` counts them."""
+    if not data:
+        return 0
+    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+
+
+def edit_snippet(data: bytes, begin: int, end: int) -> str:
+    """The region ``data[begin:end]`` plus CONTEXT_LINES lines either side, in view format.
+
+    The region's lines are shown whole however many they are; the window is clamped to
+    the file, and a final newline does not add an empty line.
+    """
+    first = data.count(b"\n", 0, begin) + 1
+    last = first + (data.count(b"\n", begin, end - 1) if end > begin else 0)
+    shown_first = first
+    offset = data.rfind(b"\n", 0, begin) + 1
+    while shown_first > 1 and shown_first > first - CONTEXT_LINES:
+        offset = data.rfind(b"\n", 0, offset - 1) + 1
+        shown_first -= 1
+    lines = []
+    number = shown_first
+    while number <= last + CONTEXT_LINES and offset < len(data):
+        newline = data.find(b"\n", offset)
+        if newline < 0:
+            lines.append(data[offset:])
+            break
+        lines.append(data[offset:newline])
+        offset = newline + 1
+        number += 1
+    return format_lines(lines, shown_first)
+
+
+# --- opening -------------------------------------------------------------------------
+
+
+def open_regular(path: str) -> tuple[BinaryIO, os.stat_result] | None:
+    """Open ``path`` for reading if it is a regular file; None if it is something else.
+
+    Opened non-blocking and checked on the descriptor, so a FIFO or device cannot
+    hang the read and a file swapped in between cannot slip past the check.
+    Raises OSError for the caller to report.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            os.close(fd)
+            return None
+        return os.fdopen(fd, "rb"), info
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        raise
+
+
+# --- writing -------------------------------------------------------------------------
+
+
+def write_atomic(path: str, data: bytes, mode: int, owner: tuple[int, int] | None = None) -> None:
+    """Replace ``path`` with ``data`` atomically: temp file beside it, fsync, rename.
+
+    ``mode`` is set on the new file whatever the umask; ``owner`` (uid, gid), when
+    given, is kept where permitted. On any failure the temp file is removed, the
+    original is untouched, and the OSError propagates.
+    """
+    directory, name = os.path.split(path)
+    fd, temp = tempfile.mkstemp(prefix=f".{name[:64]}.", suffix=".tmp", dir=directory)
+    try:
+        with open(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            if owner is not None:
+                # Best effort: only root (or the owner, for the group) may do this.
+                with contextlib.suppress(OSError):
+                    os.fchown(out.fileno(), *owner)
+            os.fchmod(out.fileno(), mode)
+            os.fsync(out.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    _fsync_directory(directory)
+
+
+def _fsync_directory(directory: str) -> None:
+    # Makes the rename itself durable. Some filesystems refuse to fsync a directory;
+    # the data is already safe then, so that is not worth failing the edit.
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def make_parents(directory: str) -> None:
+    """Create ``directory`` and its missing ancestors, each with mode 0755 whatever the umask."""
+    missing = []
+    current = directory
+    while not os.path.isdir(current):
+        missing.append(current)
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    for path in reversed(missing):
+        try:
+            os.mkdir(path, 0o755)
+        except FileExistsError:
+            if not os.path.isdir(path):
+                raise NotADirectoryError(
+                    errno.ENOTDIR, f"{path} exists and is not a directory", path
+                ) from None
+            continue
+        os.chmod(path, 0o755)

@@ -1,0 +1,78 @@
+"""Helpers shared by the file-tool tests: per-test directories, sample images, server memory."""
+
+from __future__ import annotations
+
+import os
+import re
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+
+
+def case_dir(root: Path, request: pytest.FixtureRequest) -> Path:
+    """A fresh directory under a module's shared server root, named after the test."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name)[:80]
+    path = root / name
+    path.mkdir()
+    return path
+
+
+def png_bytes() -> bytes:
+    """A valid 1x1 PNG."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(b"\x00\xff\x00\x00")
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
+
+
+#: Heads of each image format view recognises, padded to look like real files.
+IMAGE_SAMPLES = {
+    "image/png": png_bytes(),
+    "image/jpeg": b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00" + bytes(range(256)),
+    "image/gif": b"GIF89a\x01\x00\x01\x00\x80\x00\x00" + bytes(64) + b";",
+    "image/webp": b"RIFF\x24\x00\x00\x00WEBPVP8 \x18\x00\x00\x00" + bytes(24),
+    "image/bmp": b"BM" + struct.pack("<IHHII", 70, 0, 0, 54, 40) + bytes(52),
+    "image/x-icon": b"\x00\x00\x01\x00\x01\x00\x10\x10\x00\x00" + bytes(40),
+}
+
+
+def child_pid(marker: str) -> int:
+    """The pid of this process's child whose command line contains ``marker``."""
+    me = os.getpid()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        if parent == me and marker in cmdline:
+            return int(entry)
+    raise LookupError(f"no child process with {marker!r} in its command line")
+
+
+def memory_kib(pid: int, field: str) -> int:
+    """A memory figure of a process from /proc (``VmRSS``, ``VmHWM``), in KiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise LookupError(field)
+
+
+def reset_peak(pid: int) -> bool:
+    """Reset the process's peak RSS to its current RSS (Linux 4.0+); False if not possible."""
+    try:
+        Path(f"/proc/{pid}/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return True

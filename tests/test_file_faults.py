@@ -1,0 +1,152 @@
+"""Failed writes leave the original intact and report IO_ERROR.
+
+Three ways to make a write fail for real: a file-size limit on the server process
+(works anywhere, as any user), a full filesystem (a tiny tmpfs, when this machine lets
+us mount one), and a read-only directory (meaningless as root, who may write anyway).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+
+from tests.support import BORIS, error_text, ok_text, stdio_client
+
+pytestmark = pytest.mark.anyio
+
+
+async def call(client: Client[Any], tool: str, **args: Any) -> Any:
+    return await client.call_tool(tool, args, raise_on_error=False)
+
+
+def original_text() -> str:
+    return "".join(f"original line {n}\n" for n in range(2000))  # about 36 KB
+
+
+async def test_write_over_the_file_size_limit(tmp_path: Path) -> None:
+    # `ulimit -f 8` caps files the server writes at a few KB; writes beyond get EFBIG
+    # (Python ignores SIGXFSZ). Reading the larger original is unaffected.
+    path = tmp_path / "big.txt"
+    path.write_text(original_text())
+    before = path.read_bytes()
+    command = ["/bin/sh", "-c", 'ulimit -f 8 && exec "$0" "$@"', *BORIS]
+    async with stdio_client(workdir=tmp_path, command=command) as client:
+        ok_text(await call(client, "view", path="big.txt", view_range=[1, 1]))
+        result = await call(client, "str_replace", path="big.txt", old_str="line 7\n", new_str="")
+        assert error_text(result) == (
+            f"[IO_ERROR] could not write {path}: File too large; the file is unchanged"
+        )
+        created = await call(client, "create_file", path="new.txt", content=original_text())
+        assert error_text(created) == (
+            f"[IO_ERROR] could not write {tmp_path / 'new.txt'}: File too large; "
+            "no file was created"
+        )
+        # Small edits still work: the server is fine after the failures.
+        small = await call(client, "create_file", path="small.txt", content="ok\n")
+        assert ok_text(small) == f"Created {tmp_path / 'small.txt'} (3 bytes)"
+    assert path.read_bytes() == before
+    assert sorted(os.listdir(tmp_path)) == ["big.txt", "small.txt"]  # no temp files left
+
+
+@pytest.fixture
+def tiny_tmpfs(tmp_path: Path) -> Iterator[Path]:
+    mount_point = tmp_path / "tiny"
+    mount_point.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount_point)],
+        capture_output=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        yield mount_point
+    finally:
+        subprocess.run(["umount", str(mount_point)], check=False)
+
+
+async def test_disk_full(tiny_tmpfs: Path) -> None:
+    # A 36 KB file on a 64 KB filesystem: the temporary copy cannot fit.
+    path = tiny_tmpfs / "f.txt"
+    path.write_text(original_text())
+    before = path.read_bytes()
+    async with stdio_client(workdir=tiny_tmpfs) as client:
+        ok_text(await call(client, "view", path="f.txt", view_range=[1, 1]))
+        result = await call(client, "str_replace", path="f.txt", old_str="line 7\n", new_str="")
+        assert error_text(result) == (
+            f"[IO_ERROR] could not write {path}: No space left on device; the file is unchanged"
+        )
+        result = await call(client, "create_file", path="f.txt", content="x" * 40_000)
+        assert error_text(result) == (
+            f"[IO_ERROR] could not write {path}: No space left on device; the file is unchanged"
+        )
+    assert path.read_bytes() == before
+    assert os.listdir(tiny_tmpfs) == ["f.txt"]
+
+
+def permissions_hold(directory: Path) -> bool:
+    """Whether this process is refused a write into a read-only directory.
+
+    Root, or any process with CAP_DAC_OVERRIDE, writes anyway; the server runs with
+    the same privileges as the tests.
+    """
+    probe = directory / "probe"
+    probe.mkdir()
+    probe.chmod(0o555)
+    try:
+        (probe / "x").write_text("")
+    except PermissionError:
+        return True
+    finally:
+        probe.chmod(0o755)
+    (probe / "x").unlink()
+    probe.rmdir()
+    return False
+
+
+async def test_read_only_directory(tmp_path: Path) -> None:
+    if not permissions_hold(tmp_path):
+        pytest.skip("this process may write into read-only directories (root)")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    path = locked / "f.txt"
+    path.write_text("keep\n")
+    locked.chmod(0o555)
+    try:
+        async with stdio_client(workdir=locked) as client:
+            ok_text(await call(client, "view", path="f.txt"))
+            result = await call(client, "str_replace", path="f.txt", old_str="keep", new_str="x")
+            assert error_text(result) == (
+                f"[IO_ERROR] could not write {path}: Permission denied; the file is unchanged"
+            )
+    finally:
+        locked.chmod(0o755)
+    assert path.read_text() == "keep\n"
+    assert os.listdir(locked) == ["f.txt"]
+
+
+async def test_read_only_file_is_not_replaced(tmp_path: Path) -> None:
+    if not permissions_hold(tmp_path):
+        pytest.skip("this process may write read-only files (root)")
+    # The directory is writable, so a rename would succeed: the file's own mode decides.
+    path = tmp_path / "f.txt"
+    path.write_text("keep\n")
+    path.chmod(0o444)
+    async with stdio_client(workdir=tmp_path) as client:
+        ok_text(await call(client, "view", path="f.txt"))
+        result = await call(client, "str_replace", path="f.txt", old_str="keep", new_str="x")
+        assert error_text(result) == (
+            f"[IO_ERROR] could not write {path}: Permission denied; the file is unchanged"
+        )
+        result = await call(client, "create_file", path="f.txt", content="x")
+        assert error_text(result) == (
+            f"[IO_ERROR] could not write {path}: Permission denied; the file is unchanged"
+        )
+    assert path.read_text() == "keep\n"
+    assert sorted(os.listdir(tmp_path)) == ["f.txt", "probe"]
