@@ -165,6 +165,13 @@ async def test_range_start_after_end(client: Client[Any], case: Path) -> None:
     )
 
 
+async def test_range_end_minus_one_means_last_line(client: Client[Any], case: Path) -> None:
+    (case / "f.txt").write_text(numbered(12))
+    assert ok_text(await view(client, case / "f.txt", [10, -1])) == (
+        "10\tline 10\n11\tline 11\n12\tline 12\n"
+    )
+
+
 async def test_range_must_have_two_numbers(client: Client[Any], case: Path) -> None:
     (case / "f.txt").write_text(numbered(5))
     assert (

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import os
 import stat
+import sys
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
@@ -38,7 +39,8 @@ ViewRange = Annotated[
         min_length=2,
         max_length=2,
         description="Optional [start, end] line numbers (1-based, inclusive) to show only "
-        "part of a file; an end past the last line is clamped. Ignored for directories.",
+        "part of a file; an end past the last line is clamped, and -1 means the last line. "
+        "Ignored for directories.",
     ),
 ]
 
@@ -91,6 +93,8 @@ def _check_range(view_range: list[int] | None) -> tuple[int, int] | None:
     if view_range is None:
         return None
     start, end = view_range
+    if end == -1:  # "to the end of the file", as Claude's text editor tool spells it
+        end = sys.maxsize
     if start < 1:
         raise ToolFailure(Code.INVALID_INPUT, f"view_range start must be 1 or more, got {start}")
     if start > end:
