@@ -9,6 +9,7 @@ import logging
 import os
 import signal
 import sys
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
 from typing import Any
@@ -110,7 +111,13 @@ def build_server(settings: Settings, shell: str | None = None) -> FastMCP[Any]:
     async def health(request: Request) -> JSONResponse:
         return JSONResponse({"status": "ok"})
 
+    _session_stores[mcp] = sessions
     return mcp
+
+
+#: The session store of each server build_server made, for shutdown paths that
+#: cannot wait for the lifespan to unwind (a STDIO server on a signal).
+_session_stores: weakref.WeakKeyDictionary[FastMCP[Any], SessionStore] = weakref.WeakKeyDictionary()
 
 
 class ArgumentErrors(Middleware):
@@ -352,7 +359,11 @@ async def serve_stdio(mcp: FastMCP[Any]) -> None:
     """Serve one client on stdin/stdout until EOF or a signal; close its session on the way out.
 
     Left alone, SIGTERM would end the process without cleanup and SIGINT would
-    wait for stdin to close; both must kill the session's background tasks first.
+    wait for stdin to close. Cancelling the server does not help either: the SDK
+    reads stdin in a worker thread that only returns with the next line, so the
+    lifespan's cleanup would wait for it too. On a signal the session is closed
+    here, directly (its background tasks terminated, then killed if they linger),
+    and the process exits.
     """
     received: list[int] = []
     async with anyio.create_task_group() as group:
@@ -365,8 +376,11 @@ async def serve_stdio(mcp: FastMCP[Any]) -> None:
                     received.append(signum)
                     log.info("received %s, shutting down", signal.Signals(signum).name)
                     _exit_after(_SIGNAL_GRACE, 128 + signum)
+                    with anyio.CancelScope(shield=True):
+                        await _session_stores[mcp].close_all()
                     group.cancel_scope.cancel()
-                    return
+                    sys.stderr.flush()
+                    os._exit(128 + signum)
 
         group.start_soon(watch_signals)
         await mcp.run_stdio_async(show_banner=False)
