@@ -37,25 +37,30 @@ class ProcessGroup:
 
     It satisfies ``boris.session.BackgroundTask``, so a session can end it when it
     closes. The group id is the shell's pid, which the kernel does not hand out
-    again while any process of the group lives.
+    again while any process of the group lives. Once the group has been seen empty
+    it is never signalled again: a later group with the same id belongs to someone else.
     """
 
     def __init__(self, pgid: int) -> None:
         self.pgid = pgid
+        self.ended = False
         self._kill_timer: threading.Timer | None = None
 
     def signal(self, signum: int) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
+        if self.ended:
+            return
+        try:
             os.killpg(self.pgid, signum)
+        except ProcessLookupError:
+            self.ended = True
+        except PermissionError:
+            pass
 
     def alive(self) -> bool:
-        try:
-            os.killpg(self.pgid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
+        """Whether any process of the group is left (a zombie not yet reaped counts)."""
+        if not self.ended:
+            self.signal(0)
+        return not self.ended
 
     def terminate(self) -> None:
         """SIGTERM the group now; SIGKILL it ``KILL_GRACE`` seconds later if anything is left."""

@@ -3,8 +3,10 @@
 Each complete line is sent as it arrives (``progress`` = lines so far, ``message`` =
 the line). Lines are not batched: some clients drop notifications that reach them in
 the same read as the final result. A command may print lines far faster than a client
-reads notifications (``yes``), so the lines waiting to be sent are bounded: when the
-client falls behind, the oldest waiting lines are skipped; progress stays monotonic.
+reads notifications (``yes``), and every notification costs the server (and the client)
+real work, so notifications go out at a bounded rate once a burst is spent, and the lines
+waiting to be sent are bounded: when output outruns the rate, the oldest waiting lines are
+skipped. Progress stays monotonic, and a flood never slows the command down.
 """
 
 from __future__ import annotations
@@ -25,7 +27,12 @@ QUEUE_BUDGET = 200_000
 
 #: Lines of one read examined; older lines of the same read are counted and skipped
 #: (they all arrive at once, so only the newest few could be sent before the next read).
+#: Also the most lines waiting to be sent, and the notifications sent at once before
+#: the rate limit applies.
 BURST = 64
+
+#: Notifications per second once a burst is spent.
+RATE = 100.0
 
 
 def progress_token(ctx: Any) -> object | None:
@@ -42,7 +49,7 @@ class ProgressSender:
 
     def __init__(self, ctx: Any) -> None:
         self._ctx = ctx
-        self._queue: deque[tuple[int, str]] = deque()
+        self._queue: deque[tuple[int, str]] = deque(maxlen=BURST)
         self._chars = 0
         self._count = 0
         self._closing = False
@@ -53,6 +60,8 @@ class ProgressSender:
     def add(self, skipped: int, line: str) -> None:
         """Queue ``line``, the next after ``skipped`` lines that will not be sent."""
         self._count += skipped + 1
+        if len(self._queue) == BURST:
+            self._chars -= len(self._queue[0][1])
         self._queue.append((self._count, line))
         self._chars += len(line)
         while self._chars > QUEUE_BUDGET and len(self._queue) > 1:
@@ -63,10 +72,19 @@ class ProgressSender:
             self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        tokens, refilled = float(BURST), loop.time()
         while True:
             await self._wake.wait()
             self._wake.clear()
             while self._queue:
+                now = loop.time()
+                tokens = min(float(BURST), tokens + (now - refilled) * RATE)
+                refilled = now
+                if tokens < 1 and not self._closing:
+                    await asyncio.sleep((1 - tokens) / RATE)
+                    continue
+                tokens -= 1
                 count, line = self._queue.popleft()
                 self._chars -= len(line)
                 try:

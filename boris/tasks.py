@@ -62,6 +62,7 @@ class BackgroundCommand:
             self._deadline.cancel()
         self.stdout.finish()
         self.stderr.finish()
+        self.group.alive()  # notes an empty group now, before its id can be reused
 
     # BackgroundTask protocol (boris.session): how a closing session ends the task.
     def terminate(self) -> None:

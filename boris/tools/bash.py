@@ -125,6 +125,7 @@ class Bash:
         return f"task_id: {task_id}\nCommand started in background."
 
     async def run(self, session: Session, command: str, timeout_ms: int, ctx: Any) -> str:
+        tasks.prune_groups(session)
         shell = session.runtime.shell
         sentinel = sentinel_of(session)
         scanner = SentinelScanner(sentinel)
