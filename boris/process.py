@@ -27,6 +27,9 @@ CHUNK = 65536
 #: Reads per readiness callback, so one chatty command cannot starve the event loop.
 READS_PER_WAKEUP = 4
 
+#: The status reported when the shell's exit status was lost (someone else reaped it).
+UNKNOWN_STATUS = 255
+
 #: Seconds output is still collected after the shell exits. A background grandchild
 #: (``server &``) may hold the pipes open for hours; the call must not wait for it.
 DRAIN_GRACE = 0.1
@@ -155,7 +158,7 @@ class ShellRun:
         try:
             pid, status = os.waitpid(self.pid, os.WNOHANG)
         except ChildProcessError:
-            pid, status = self.pid, -1
+            pid, status = self.pid, None
         if pid == 0:
             return
         self._loop.remove_reader(pidfd)
@@ -163,15 +166,20 @@ class ShellRun:
         self._on_exit(status)
 
     def _wait_in_thread(self) -> None:
+        status: int | None
         try:
             _, status = os.waitpid(self.pid, 0)
         except ChildProcessError:
-            status = -1
+            status = None
         with contextlib.suppress(RuntimeError):  # the loop is gone: nobody is waiting
             self._loop.call_soon_threadsafe(self._on_exit, status)
 
-    def _on_exit(self, status: int) -> None:
-        code = os.waitstatus_to_exitcode(status) if status != -1 else -1
+    def _on_exit(self, status: int | None) -> None:
+        if status is None:
+            log.warning("exit status of shell %d was lost", self.pid)
+            code = UNKNOWN_STATUS
+        else:
+            code = os.waitstatus_to_exitcode(status)
         self.returncode = code
         # Popen must not try to reap the pid again (it may belong to someone else by then).
         self._proc.returncode = code

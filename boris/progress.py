@@ -15,7 +15,10 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fastmcp import Context
 
 log = logging.getLogger("boris.progress")
 
@@ -35,7 +38,7 @@ BURST = 64
 RATE = 100.0
 
 
-def progress_token(ctx: Any) -> object | None:
+def progress_token(ctx: Context) -> object | None:
     """The request's ``_meta.progressToken``, if the client asked for progress."""
     request = ctx.request_context
     if request is None or not request.meta:
@@ -47,7 +50,7 @@ def progress_token(ctx: Any) -> object | None:
 class ProgressSender:
     """Sends lines as progress notifications from its own task, in order, never blocking."""
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: Context) -> None:
         self._ctx = ctx
         self._queue: deque[tuple[int, str]] = deque(maxlen=BURST)
         self._chars = 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 from fastmcp.dependencies import CurrentContext, Depends
 from pydantic import Field
@@ -24,6 +24,9 @@ from boris.progress import LineSplitter, ProgressSender, progress_token
 from boris.session import Session, current_session
 from boris.settings import Settings
 from boris.tools import ToolDef
+
+if TYPE_CHECKING:
+    from fastmcp import Context
 
 log = logging.getLogger("boris.bash")
 
@@ -89,7 +92,7 @@ class Bash:
     async def call(
         self,
         session: Session,
-        ctx: Any,
+        ctx: Context,
         command: str,
         timeout: int | None,  # noqa: ASYNC109 - the tool's parameter, in ms
         run_in_background: bool,
@@ -124,7 +127,7 @@ class Bash:
         log.debug("session %s: background task %s: %s", session.id, task_id, command)
         return f"task_id: {task_id}\nCommand started in background."
 
-    async def run(self, session: Session, command: str, timeout_ms: int, ctx: Any) -> str:
+    async def run(self, session: Session, command: str, timeout_ms: int, ctx: Context) -> str:
         tasks.prune_groups(session)
         shell = session.runtime.shell
         sentinel = sentinel_of(session)
@@ -163,8 +166,9 @@ class Bash:
 
         def time_out() -> None:
             nonlocal timed_out
-            timed_out = True
-            run.group.terminate()
+            if run.running:  # not when the shell has exited and its output is draining
+                timed_out = True
+                run.group.terminate()
 
         deadline = asyncio.get_running_loop().call_later(timeout_ms / 1000, time_out)
         try:
@@ -255,7 +259,7 @@ def definition(settings: Settings) -> ToolDef:
             Field(description="A few words saying what the command does."),
         ] = None,
         session: Session = Depends(current_session),
-        ctx: Any = CurrentContext(),
+        ctx: Context = CurrentContext(),
     ) -> str:
         return await tool.call(session, ctx, command, timeout, run_in_background)
 
