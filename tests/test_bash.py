@@ -157,6 +157,15 @@ async def test_missing_command(client: Client[Any]) -> None:
     assert text == "[INVALID_INPUT] command: Missing required argument"
 
 
+async def test_command_too_long_to_start(client: Client[Any]) -> None:
+    text = await bash_error(client, {"command": "echo " + "x" * 140_000})
+    assert text == (
+        "[BASH_START_FAILED] could not start /bin/bash: Argument list too long (the command "
+        "is 140005 bytes; a command is limited to about 128 KiB: write long content to a "
+        "file with a file tool, then run a short command)"
+    )
+
+
 @pytest.mark.parametrize("milliseconds", [0, -5])
 async def test_timeout_must_be_positive(client: Client[Any], milliseconds: int) -> None:
     text = await bash_error(client, {"command": "true", "timeout": milliseconds})

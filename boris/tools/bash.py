@@ -8,6 +8,7 @@ removed from the output; the exit code is the command's own.
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import os
 from typing import TYPE_CHECKING, Annotated
@@ -77,8 +78,15 @@ def spawn_dir(session: Session) -> str:
     return "/"
 
 
-def start_failed(shell: str, exc: OSError) -> ToolFailure:
-    return ToolFailure(Code.BASH_START_FAILED, f"could not start {shell}: {exc.strerror or exc}")
+def start_failed(shell: str, exc: OSError, command: str) -> ToolFailure:
+    message = f"could not start {shell}: {exc.strerror or exc}"
+    if exc.errno == errno.E2BIG:
+        # The kernel caps one argument at 128 KiB; the command travels as one.
+        message += (
+            f" (the command is {len(command.encode())} bytes; a command is limited to about "
+            "128 KiB: write long content to a file with a file tool, then run a short command)"
+        )
+    return ToolFailure(Code.BASH_START_FAILED, message)
 
 
 class Bash:
@@ -123,7 +131,7 @@ class Bash:
                 timeout=self.background_timeout,
             )
         except OSError as exc:
-            raise start_failed(shell, exc) from None
+            raise start_failed(shell, exc, command) from None
         log.debug("session %s: background task %s: %s", session.id, task_id, command)
         return f"task_id: {task_id}\nCommand started in background."
 
@@ -161,7 +169,7 @@ class Bash:
         except OSError as exc:
             if sender is not None:
                 sender.cancel()
-            raise start_failed(shell, exc) from None
+            raise start_failed(shell, exc, command) from None
         timed_out = False
 
         def time_out() -> None:
