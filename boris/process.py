@@ -30,6 +30,9 @@ READS_PER_WAKEUP = 4
 #: The status reported when the shell's exit status was lost (someone else reaped it).
 UNKNOWN_STATUS = 255
 
+#: Seconds between reads of pipes nobody collects any more (backing off when idle).
+SLOW_DRAIN = (0.1, 1.0)
+
 #: Seconds output is still collected after the shell exits. A background grandchild
 #: (``server &``) may hold the pipes open for hours; the call must not wait for it.
 DRAIN_GRACE = 0.1
@@ -94,8 +97,10 @@ class ShellRun:
     ``exited`` resolves with the shell's return code (negative: killed by that
     signal) when it exits; ``finished`` resolves once its output is complete: both
     pipes reached EOF, or ``DRAIN_GRACE`` passed since the exit. After that, or
-    after ``detach()``, anything still written to the pipes is read and discarded
-    until EOF, so a leftover background process never dies of a broken pipe.
+    after ``detach()``, whatever a leftover process still writes to the pipes is
+    read now and then and discarded until EOF: a server started with ``&`` never
+    dies of a broken pipe, and a flood (``yes &``) just blocks on a full pipe
+    instead of keeping the server busy.
     """
 
     def __init__(
@@ -141,6 +146,7 @@ class ShellRun:
             os.set_blocking(fd, False)
             loop.add_reader(fd, self._on_readable, fd)
         self._grace: asyncio.TimerHandle | None = None
+        self._drain: asyncio.TimerHandle | None = None
         self._watch_exit()
 
     # --- exit ------------------------------------------------------------------
@@ -202,27 +208,46 @@ class ShellRun:
             self._grace.cancel()
         if not self.finished.done():
             self.finished.set_result(None)
+        if self._sinks and self._drain is None:
+            for fd in self._sinks:
+                self._loop.remove_reader(fd)
+            self._drain_after(SLOW_DRAIN[0])
 
     # --- output ------------------------------------------------------------------
 
-    def _on_readable(self, fd: int, reads: int = READS_PER_WAKEUP) -> None:
+    def _on_readable(self, fd: int, reads: int = READS_PER_WAKEUP) -> bool:
+        """Read what ``fd`` holds (at most ``reads`` chunks); whether there was any."""
         sink = self._sinks.get(fd)
         if sink is None:
-            return
+            return False
+        got = False
         for _ in range(reads):
             try:
                 data = os.read(fd, CHUNK)
             except BlockingIOError:
-                return
+                return got
             except OSError:
                 data = b""
             if not data:
                 self._close_pipe(fd)
-                return
+                return got
+            got = True
             if self._capturing:
                 sink(data)
             if len(data) < CHUNK:
-                return
+                return got
+        return got
+
+    def _drain_after(self, delay: float) -> None:
+        self._drain = self._loop.call_later(delay, self._drain_pipes, delay)
+
+    def _drain_pipes(self, delay: float) -> None:
+        got = False
+        for fd in list(self._sinks):
+            got = self._on_readable(fd, reads=1) or got
+        if self._sinks:
+            low, high = SLOW_DRAIN
+            self._drain_after(low if got else min(delay * 2, high))
 
     def _close_pipe(self, fd: int) -> None:
         self._loop.remove_reader(fd)

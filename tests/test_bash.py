@@ -393,6 +393,19 @@ async def test_background_grandchild_does_not_hang_the_call(
         await bash(client, f"kill {pid}")
 
 
+async def test_leftover_process_can_still_write(client: Client[Any], tmp_path: Path) -> None:
+    # Output written after the call returned is drained, not refused: a server started
+    # with `&` that logs later does not die of a broken pipe.
+    await enter(client, tmp_path)
+    text = await bash(client, "(sleep 0.5; echo late; echo late >&2; exec sleep 300) & echo $!")
+    (pid,) = pids_in(text)
+    try:
+        await anyio.sleep(1.5)
+        assert pid_alive(pid)
+    finally:
+        await bash(client, f"kill {pid}")
+
+
 async def test_cancelled_call_kills_the_group(client: Client[Any], tmp_path: Path) -> None:
     await enter(client, tmp_path)
     pid_file = tmp_path / "pids"

@@ -6,10 +6,13 @@ peak resident memory (VmHWM) is read from /proc while it serves a real client.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import anyio
 import pytest
 
+from tests.pids import pids_in, wait_gone
 from tests.support import http_client, http_server, ok_text, sdk_http_client
 
 pytestmark = pytest.mark.anyio
@@ -59,3 +62,24 @@ async def test_100_mb_of_stderr_without_progress(tmp_path: Path) -> None:
             + "\nstdout:\nend\n"
         )
         assert (peak - before) * 1024 < 50 * MB, f"grew by {(peak - before) // 1024} MB"
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def test_leftover_flood_does_not_keep_the_server_busy(tmp_path: Path) -> None:
+    # `yes &` outlives its call and writes to a pipe nobody collects any more: the
+    # server reads it only now and then, so `yes` blocks instead of eating a core.
+    with http_server(workdir=tmp_path) as server:
+        async with sdk_http_client(server.url) as client:
+            text = ok_text(await client.call_tool("bash", {"command": "yes & echo $!"}))
+            (pid,) = pids_in(text)
+            await anyio.sleep(0.5)
+            before = cpu_seconds(server.proc.pid)
+            await anyio.sleep(2)
+            used = cpu_seconds(server.proc.pid) - before
+            await client.call_tool("bash", {"command": f"kill {pid}"})
+        assert await wait_gone([pid]) == []
+        assert used < 0.5, f"the server used {used:.2f} s of CPU in 2 s"
