@@ -63,10 +63,11 @@ def _reply(pipe: IO[bytes], request_id: int) -> dict[str, Any]:
             return message
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (not its children)."""
+def cpu_seconds(pid: int, children: bool = False) -> float:
+    """User + system CPU time of a process so far (or of its reaped children)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    first = 13 if children else 11
+    return (int(fields[first]) + int(fields[first + 1])) / os.sysconf("SC_CLK_TCK")
 
 
 def summary(label: str, latencies: list[float]) -> None:
@@ -79,6 +80,7 @@ def summary(label: str, latencies: list[float]) -> None:
 
 
 def raw_stdio(calls: int, workdir: str) -> list[float]:
+    """Latencies of ``calls`` bash calls; prints the CPU each call cost the server and the shell."""
     proc = subprocess.Popen(
         [*BORIS, "--transport", "stdio", "--workdir", workdir],
         stdin=subprocess.PIPE,
@@ -93,7 +95,10 @@ def raw_stdio(calls: int, workdir: str) -> list[float]:
         _send(proc.stdin, INITIALIZE)
         _reply(proc.stdout, 0)
         _send(proc.stdin, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        cpu_before = (0.0, 0.0)
         for i in range(1, calls + 51):
+            if i == 51:
+                cpu_before = (cpu_seconds(proc.pid), cpu_seconds(proc.pid, children=True))
             call = {
                 "jsonrpc": "2.0",
                 "id": i,
@@ -107,6 +112,12 @@ def raw_stdio(calls: int, workdir: str) -> list[float]:
             assert reply["result"]["content"][0]["text"] == TRUE_RESULT, reply
             if i > 50:  # the first calls warm up
                 latencies.append(elapsed)
+        server = (cpu_seconds(proc.pid) - cpu_before[0]) / calls * 1000
+        shells = (cpu_seconds(proc.pid, children=True) - cpu_before[1]) / calls * 1000
+        print(
+            f"  CPU per call: server {server:.2f} ms, shell {shells:.2f} ms "
+            f"(one core serves {1000 / (server + shells):.0f} calls/s)"
+        )
     finally:
         proc.stdin.close()
         proc.wait(timeout=30)

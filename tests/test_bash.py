@@ -10,6 +10,7 @@ import itertools
 import json
 import re
 import subprocess
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,15 @@ async def test_exit_code_is_the_commands_own(client: Client[Any], tmp_path: Path
     stderr = missing.stderr.decode()
     assert await bash(client, "ls /missing") == f"exit_code: 2\n\nstderr:\n{stderr}"
     assert await bash(client, "echo x; (exit 42)") == "exit_code: 42\n\nstdout:\nx\n"
+
+
+async def test_killed_by_a_signal_reports_128_plus_the_signal(
+    client: Client[Any], tmp_path: Path
+) -> None:
+    (tmp_path / "sub").mkdir()
+    await enter(client, tmp_path)
+    assert await bash(client, "cd sub; echo x; kill -9 $$") == "exit_code: 137\n\nstdout:\nx\n"
+    assert await cwd(client) == str(tmp_path)
 
 
 async def test_utf8_decoding_replaces_invalid_bytes(client: Client[Any], tmp_path: Path) -> None:
@@ -409,12 +419,16 @@ async def test_leftover_process_can_still_write(client: Client[Any], tmp_path: P
 async def test_cancelled_call_kills_the_group(client: Client[Any], tmp_path: Path) -> None:
     await enter(client, tmp_path)
     pid_file = tmp_path / "pids"
-    with anyio.move_on_after(1.5):
-        await client.call_tool(
-            "bash", {"command": f"echo $$ > {pid_file}; sleep 300 & echo $! >> {pid_file}; wait"}
-        )
+    command = f"echo $$ > {pid_file}; sleep 300 & echo $! >> {pid_file}; wait"
+    async with anyio.create_task_group() as group:
+        # Cancelling the call makes the client send notifications/cancelled.
+        group.start_soon(client.call_tool, "bash", {"command": command})
+        deadline = time.monotonic() + 30
+        while len(pids_in(pid_file.read_text() if pid_file.exists() else "")) < 2:
+            assert time.monotonic() < deadline, "the command never started"
+            await anyio.sleep(0.05)
+        group.cancel_scope.cancel()
     pids = pids_in(pid_file.read_text())
-    assert len(pids) == 2
     assert await wait_gone(pids) == []
     assert await bash(client, "echo still serving") == "exit_code: 0\n\nstdout:\nstill serving\n"
 

@@ -136,6 +136,7 @@ class Bash:
         return f"task_id: {task_id}\nCommand started in background."
 
     async def run(self, session: Session, command: str, timeout_ms: int, ctx: Context) -> str:
+        log.debug("session %s: %s", session.id, command)
         tasks.prune_groups(session)
         shell = session.runtime.shell
         sentinel = sentinel_of(session)
