@@ -71,7 +71,8 @@ class ProcessGroup:
     def terminate(self) -> None:
         """SIGTERM the group now; SIGKILL it ``KILL_GRACE`` seconds later if anything is left."""
         self.signal(signal.SIGTERM)
-        if self._kill_timer is None:
+        self.signal(signal.SIGCONT)  # a stopped process could not act on the SIGTERM
+        if self._kill_timer is None and not self.ended:
             # A timer thread rather than the event loop: terminate() is also called at
             # shutdown, when the loop may not live another five seconds.
             timer = threading.Timer(KILL_GRACE, self._kill_if_alive)
@@ -94,13 +95,13 @@ Sink = Callable[[bytes], object]
 class ShellRun:
     """One running shell command, driven by the event loop.
 
-    ``exited`` resolves with the shell's return code (negative: killed by that
-    signal) when it exits; ``finished`` resolves once its output is complete: both
-    pipes reached EOF, or ``DRAIN_GRACE`` passed since the exit. After that, or
-    after ``detach()``, whatever a leftover process still writes to the pipes is
-    read now and then and discarded until EOF: a server started with ``&`` never
-    dies of a broken pipe, and a flood (``yes &``) just blocks on a full pipe
-    instead of keeping the server busy.
+    ``returncode`` is set when the shell exits (negative: killed by that signal);
+    ``finished`` resolves once its output is complete: both pipes reached EOF, or
+    ``DRAIN_GRACE`` passed since the exit. After that, or after ``detach()``,
+    whatever a leftover process still writes to the pipes is read now and then and
+    discarded until EOF: a server started with ``&`` never dies of a broken pipe,
+    and a flood (``yes &``) just blocks on a full pipe instead of keeping the
+    server busy.
     """
 
     def __init__(
@@ -138,7 +139,6 @@ class ShellRun:
         self.pid = proc.pid
         self.group = ProcessGroup(proc.pid)
         self.returncode: int | None = None
-        self.exited: asyncio.Future[int] = loop.create_future()
         self.finished: asyncio.Future[None] = loop.create_future()
         self._capturing = True
         self._sinks: dict[int, Sink] = {out_read: on_stdout, err_read: on_stderr}
@@ -189,8 +189,6 @@ class ShellRun:
         self.returncode = code
         # Popen must not try to reap the pid again (it may belong to someone else by then).
         self._proc.returncode = code
-        if not self.exited.done():
-            self.exited.set_result(code)
         if not self._sinks:
             self._finish()
         else:
