@@ -11,10 +11,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     # Boris runs inside users' repositories: fastmcp must not pick up a .env of
     # the current directory, check for updates over the network, or print a banner.
     # Set before fastmcp is first imported, since it reads them at import time.
-    os.environ["FASTMCP_ENV_FILE"] = os.devnull
-    os.environ["FASTMCP_CHECK_FOR_UPDATES"] = "off"
-    os.environ["FASTMCP_SHOW_SERVER_BANNER"] = "false"
-    os.environ["FASTMCP_LOG_ENABLED"] = "false"
+    # Commands run through bash get the user's values back (boris.environment).
+    from boris.environment import set_for_server
+
+    set_for_server("FASTMCP_ENV_FILE", os.devnull)
+    set_for_server("FASTMCP_CHECK_FOR_UPDATES", "off")
+    set_for_server("FASTMCP_SHOW_SERVER_BANNER", "false")
+    set_for_server("FASTMCP_LOG_ENABLED", "false")
 
     from boris.settings import load_settings
 

@@ -352,7 +352,11 @@ async def serve_stdio(mcp: FastMCP[Any]) -> None:
     """Serve one client on stdin/stdout until EOF or a signal; close its session on the way out.
 
     Left alone, SIGTERM would end the process without cleanup and SIGINT would
-    wait for stdin to close; both must kill the session's background tasks first.
+    wait for stdin to close. Cancelling the server does not help either: the SDK
+    reads stdin in a worker thread that only returns with the next line, so the
+    lifespan's cleanup would wait for it too. On a signal the guard ends the
+    server's input instead, the lifespan closes the session (its background tasks
+    terminated, then killed if they linger), and the process exits with 128+signal.
     """
     from boris.stdio_guard import StdioGuard
 

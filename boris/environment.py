@@ -1,0 +1,31 @@
+"""The process environment, split into what the server sets for itself and what commands see.
+
+The entry point sets a few ``FASTMCP_*`` variables to tame fastmcp (no ``.env`` of the
+user's repository, no update check, no banner). Commands run through bash must not
+inherit them: a user developing their own fastmcp server there would silently lose
+their ``.env`` and logs.
+"""
+
+from __future__ import annotations
+
+import os
+
+#: Variables the server set for itself, with the value each had before (None: unset).
+_overridden: dict[str, str | None] = {}
+
+
+def set_for_server(name: str, value: str) -> None:
+    """Set an environment variable for this process only, remembering the user's value."""
+    _overridden.setdefault(name, os.environ.get(name))
+    os.environ[name] = value
+
+
+def for_commands() -> dict[str, str]:
+    """This process's environment as the user gave it to the server."""
+    env = dict(os.environ)
+    for name, original in _overridden.items():
+        if original is None:
+            env.pop(name, None)
+        else:
+            env[name] = original
+    return env

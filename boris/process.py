@@ -1,0 +1,275 @@
+"""Shell commands in their own process group, read without blocking the event loop.
+
+Each command runs as ``<shell> -c <script>`` in a new session (so a new process group,
+and no controlling terminal), stdin from /dev/null, stdout and stderr on pipes that the
+event loop reads as data arrives. Ending a command always means ending its whole
+group: SIGTERM now, SIGKILL ``KILL_GRACE`` seconds later if anything is left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import subprocess
+import threading
+from collections.abc import Callable, Mapping
+
+from boris.session import KILL_GRACE
+
+log = logging.getLogger("boris.process")
+
+#: Bytes read from a pipe at a time.
+CHUNK = 65536
+
+#: Reads per readiness callback, so one chatty command cannot starve the event loop.
+READS_PER_WAKEUP = 4
+
+#: The status reported when the shell's exit status was lost (someone else reaped it).
+UNKNOWN_STATUS = 255
+
+#: Seconds between reads of pipes nobody collects any more (backing off when idle).
+SLOW_DRAIN = (0.1, 1.0)
+
+#: Seconds output is still collected after the shell exits. A background grandchild
+#: (``server &``) may hold the pipes open for hours; the call must not wait for it.
+DRAIN_GRACE = 0.1
+
+
+class ProcessGroup:
+    """A process group Boris started, and the one way Boris ends it.
+
+    It satisfies ``boris.session.BackgroundTask``, so a session can end it when it
+    closes. The group id is the shell's pid, which the kernel does not hand out
+    again while any process of the group lives. Once the group has been seen empty
+    it is never signalled again: a later group with the same id belongs to someone else.
+    """
+
+    def __init__(self, pgid: int) -> None:
+        self.pgid = pgid
+        self.ended = False
+        self._kill_timer: threading.Timer | None = None
+
+    def signal(self, signum: int) -> None:
+        if self.ended:
+            return
+        try:
+            os.killpg(self.pgid, signum)
+        except ProcessLookupError:
+            self.ended = True
+        except PermissionError:
+            pass
+
+    def alive(self) -> bool:
+        """Whether any process of the group is left (a zombie not yet reaped counts)."""
+        if not self.ended:
+            self.signal(0)
+        return not self.ended
+
+    def terminate(self) -> None:
+        """SIGTERM the group now; SIGKILL it ``KILL_GRACE`` seconds later if anything is left."""
+        self.signal(signal.SIGTERM)
+        self.signal(signal.SIGCONT)  # a stopped process could not act on the SIGTERM
+        if self._kill_timer is None and not self.ended:
+            # A timer thread rather than the event loop: terminate() is also called at
+            # shutdown, when the loop may not live another five seconds.
+            timer = threading.Timer(KILL_GRACE, self._kill_if_alive)
+            timer.daemon = True
+            timer.start()
+            self._kill_timer = timer
+
+    def _kill_if_alive(self) -> None:
+        if self.alive():
+            log.debug("process group %d outlived SIGTERM, sending SIGKILL", self.pgid)
+            self.kill()
+
+    def kill(self) -> None:
+        self.signal(signal.SIGKILL)
+
+
+Sink = Callable[[bytes], object]
+
+
+class ShellRun:
+    """One running shell command, driven by the event loop.
+
+    ``returncode`` is set when the shell exits (negative: killed by that signal);
+    ``finished`` resolves once its output is complete: both pipes reached EOF, or
+    ``DRAIN_GRACE`` passed since the exit. After that, or after ``detach()``,
+    whatever a leftover process still writes to the pipes is read now and then and
+    discarded until EOF: a server started with ``&`` never dies of a broken pipe,
+    and a flood (``yes &``) just blocks on a full pipe instead of keeping the
+    server busy.
+    """
+
+    def __init__(
+        self,
+        shell: str,
+        script: str,
+        *,
+        cwd: str,
+        env: Mapping[str, str],
+        on_stdout: Sink,
+        on_stderr: Sink,
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        out_read, out_write = os.pipe()
+        err_read, err_write = os.pipe()
+        try:
+            proc = subprocess.Popen(
+                [shell, "-c", script],
+                stdin=subprocess.DEVNULL,
+                stdout=out_write,
+                stderr=err_write,
+                cwd=cwd,
+                env=env,
+                start_new_session=True,
+            )
+        except BaseException:
+            for fd in (out_read, err_read):
+                os.close(fd)
+            raise
+        finally:
+            os.close(out_write)
+            os.close(err_write)
+        self._proc = proc
+        self.pid = proc.pid
+        self.group = ProcessGroup(proc.pid)
+        self.returncode: int | None = None
+        self.finished: asyncio.Future[None] = loop.create_future()
+        self._capturing = True
+        self._sinks: dict[int, Sink] = {out_read: on_stdout, err_read: on_stderr}
+        for fd in (out_read, err_read):
+            os.set_blocking(fd, False)
+            loop.add_reader(fd, self._on_readable, fd)
+        self._grace: asyncio.TimerHandle | None = None
+        self._drain: asyncio.TimerHandle | None = None
+        self._watch_exit()
+
+    # --- exit ------------------------------------------------------------------
+
+    def _watch_exit(self) -> None:
+        try:
+            pidfd = os.pidfd_open(self.pid)
+        except (AttributeError, OSError):
+            # No pidfd (macOS, old kernels): one thread blocks in waitpid instead.
+            threading.Thread(target=self._wait_in_thread, daemon=True).start()
+            return
+        self._loop.add_reader(pidfd, self._on_pidfd, pidfd)
+
+    def _on_pidfd(self, pidfd: int) -> None:
+        try:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+        except ChildProcessError:
+            pid, status = self.pid, None
+        if pid == 0:
+            return
+        self._loop.remove_reader(pidfd)
+        os.close(pidfd)
+        self._on_exit(status)
+
+    def _wait_in_thread(self) -> None:
+        status: int | None
+        try:
+            _, status = os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            status = None
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody is waiting
+            self._loop.call_soon_threadsafe(self._on_exit, status)
+
+    def _on_exit(self, status: int | None) -> None:
+        if status is None:
+            log.warning("exit status of shell %d was lost", self.pid)
+            code = UNKNOWN_STATUS
+        else:
+            code = os.waitstatus_to_exitcode(status)
+        self.returncode = code
+        # Popen must not try to reap the pid again (it may belong to someone else by then).
+        self._proc.returncode = code
+        if not self._sinks:
+            self._finish()
+        else:
+            self._grace = self._loop.call_later(DRAIN_GRACE, self._end_of_grace)
+
+    def _end_of_grace(self) -> None:
+        # Take what the pipes already hold, then stop collecting.
+        for fd in list(self._sinks):
+            self._on_readable(fd, reads=16)
+        self._finish()
+
+    def _finish(self) -> None:
+        self._capturing = False
+        if self._grace is not None:
+            self._grace.cancel()
+        if not self.finished.done():
+            self.finished.set_result(None)
+        if self._sinks and self._drain is None:
+            for fd in self._sinks:
+                self._loop.remove_reader(fd)
+            self._drain_after(SLOW_DRAIN[0])
+
+    # --- output ------------------------------------------------------------------
+
+    def _on_readable(self, fd: int, reads: int = READS_PER_WAKEUP) -> bool:
+        """Read what ``fd`` holds (at most ``reads`` chunks); whether there was any."""
+        sink = self._sinks.get(fd)
+        if sink is None:
+            return False
+        got = False
+        for _ in range(reads):
+            try:
+                data = os.read(fd, CHUNK)
+            except BlockingIOError:
+                return got
+            except OSError:
+                data = b""
+            if not data:
+                self._close_pipe(fd)
+                return got
+            got = True
+            if self._capturing:
+                sink(data)
+            if len(data) < CHUNK:
+                return got
+        return got
+
+    def _drain_after(self, delay: float) -> None:
+        self._drain = self._loop.call_later(delay, self._drain_pipes, delay)
+
+    def _drain_pipes(self, delay: float) -> None:
+        got = False
+        for fd in list(self._sinks):
+            got = self._on_readable(fd, reads=1) or got
+        if self._sinks:
+            low, high = SLOW_DRAIN
+            self._drain_after(low if got else min(delay * 2, high))
+
+    def _close_pipe(self, fd: int) -> None:
+        self._loop.remove_reader(fd)
+        os.close(fd)
+        del self._sinks[fd]
+        if not self._sinks and self.returncode is not None:
+            self._finish()
+
+    def detach(self) -> None:
+        """Stop collecting output now (the caller gave up on it); keep draining and reaping."""
+        self._finish()
+
+    @property
+    def running(self) -> bool:
+        return self.returncode is None
+
+
+def child_environment(base: Mapping[str, str]) -> dict[str, str]:
+    """The environment of every command: ``base`` plus non-interactive defaults.
+
+    A pager or a credential prompt would otherwise hang a call until its timeout.
+    """
+    env = dict(base)
+    env.setdefault("PAGER", "cat")
+    env.setdefault("GIT_PAGER", "cat")
+    env.setdefault("GIT_TERMINAL_PROMPT", "0")
+    return env

@@ -1,0 +1,33 @@
+"""Checking, from a test, whether processes a command started are still alive."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import anyio
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie waiting to be reaped counts as gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    state = stat.rsplit(")", 1)[1].split()[0]
+    return state not in ("Z", "X")
+
+
+async def wait_gone(pids: list[int], within: float = 15) -> list[int]:
+    """Wait until none of ``pids`` is alive; returns those still alive at the deadline."""
+    deadline = time.monotonic() + within
+    alive = [p for p in pids if pid_alive(p)]
+    while alive and time.monotonic() < deadline:
+        await anyio.sleep(0.05)
+        alive = [p for p in alive if pid_alive(p)]
+    return alive
+
+
+def pids_in(text: str) -> list[int]:
+    """Every line of ``text`` that is a number, as a pid."""
+    return [int(line) for line in text.splitlines() if line.strip().isdigit()]
