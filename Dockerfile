@@ -13,7 +13,12 @@ RUN ./build_zipapp.sh
 # --- run: a slim Python with only the zipapp ------------------------------------------------
 FROM python:3.11-slim
 COPY --from=build /src/dist/boris.pyz /usr/local/bin/boris.pyz
-RUN useradd --create-home --uid 10001 boris \
+# tini runs as PID 1 and reaps the orphans that commands leave behind (`make &`, daemons);
+# without it they would pile up as zombies for the life of the container.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends tini \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --create-home --uid 10001 boris \
     && mkdir -p /workspace \
     && chown boris:boris /workspace
 USER boris
@@ -24,4 +29,4 @@ WORKDIR /workspace
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
     CMD ["python3", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8080/health', timeout=4)"]
-ENTRYPOINT ["python3", "/usr/local/bin/boris.pyz", "--transport", "http", "--port", "8080"]
+ENTRYPOINT ["/usr/bin/tini", "--", "python3", "/usr/local/bin/boris.pyz", "--transport", "http", "--port", "8080"]

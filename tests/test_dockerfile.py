@@ -58,8 +58,9 @@ def test_healthcheck_probes_health() -> None:
     assert "/health" in checks[0]
 
 
-def test_entrypoint_runs_the_pyz() -> None:
+def test_entrypoint_runs_the_pyz_under_an_init() -> None:
+    # An init as PID 1 reaps the orphans commands leave behind.
     entrypoints = [rest for keyword, rest in stages()[-1] if keyword == "ENTRYPOINT"]
     assert len(entrypoints) == 1
     argv = json.loads(entrypoints[0])
-    assert argv[:2] == ["python3", "/usr/local/bin/boris.pyz"]
+    assert argv[:4] == ["/usr/bin/tini", "--", "python3", "/usr/local/bin/boris.pyz"]
