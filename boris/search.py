@@ -1,0 +1,451 @@
+"""The grep engine: RE2 over whole file buffers, matches mapped to lines afterwards.
+
+Semantics are those of a line-by-line grep in Go's regexp dialect: a line matches when
+the pattern matches inside it (``^``/``$`` at its ends, never across its newline). Doing
+that one line at a time costs a call per line; instead each file is read as bytes in
+one go and searched whole with RE2, compiled so it can never match a newline
+(``never_nl``) and with ``^``/``$`` at line boundaries (``(?m)``). Only files that
+match pay for turning offsets into line numbers. The few patterns whose meaning
+depends on seeing one line alone (``\\A``, ``\\z``, or ``$`` in a file with CRLF line
+ends) are run line by line on those files.
+
+``multiline`` searches the whole file with ``(?s)``; every line a match touches is a
+match line.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from boris.pathscope import PathScope
+from boris.walk import printable, walk
+
+#: The grep output modes; the first is the default.
+OUTPUT_MODES = ("files_with_matches", "content", "count")
+
+#: File types for grep's ``type`` filter: name → file name suffixes.
+FILE_TYPES: dict[str, tuple[str, ...]] = {
+    "c": (".c", ".h"),
+    "cpp": (".cpp", ".cc", ".cxx", ".hpp", ".hh", ".hxx", ".h", ".inl"),
+    "css": (".css", ".scss"),
+    "go": (".go",),
+    "html": (".html", ".htm"),
+    "java": (".java",),
+    "js": (".js", ".mjs", ".cjs", ".jsx"),
+    "json": (".json",),
+    "markdown": (".md", ".markdown", ".mdx"),
+    "py": (".py", ".pyi"),
+    "rust": (".rs",),
+    "ts": (".ts", ".tsx", ".mts", ".cts"),
+    "yaml": (".yml", ".yaml"),
+}
+
+#: Other names accepted for a type.
+TYPE_ALIASES = {"python": "py", "typescript": "ts", "md": "markdown"}
+
+#: A file with a NUL byte in its first 512 bytes is binary and never searched.
+BINARY_SNIFF = 512
+
+#: The first read of every file. Most source files fit, so one read is all they cost.
+_FIRST_READ = 1 << 16
+
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
+
+
+class PatternError(ValueError):
+    """The regular expression does not compile; the message is RE2's."""
+
+
+def file_type_suffixes(name: str) -> tuple[str, ...] | None:
+    """The suffixes of a ``type`` name or alias, None when unknown."""
+    return FILE_TYPES.get(TYPE_ALIASES.get(name, name))
+
+
+def type_names() -> str:
+    aliases = ", ".join(f"{alias} ({name})" for alias, name in TYPE_ALIASES.items())
+    return f"{', '.join(FILE_TYPES)}; aliases: {aliases}"
+
+
+# --- the pattern -------------------------------------------------------------------
+
+
+class Matcher:
+    """A compiled grep pattern and how it finds match lines in a file's bytes."""
+
+    def __init__(self, pattern: str, *, case_insensitive: bool, multiline: bool) -> None:
+        import re2
+
+        compile_regex = re2._re2.RE2
+        options = re2.Options()
+        options.log_errors = False
+        options.never_capture = True  # the span of the whole match is all grep needs
+        options.case_sensitive = not case_insensitive
+        source = pattern.encode()
+        # Compiled as written first, so an error message quotes the user's pattern.
+        checked = compile_regex(source, options)
+        if not checked.ok():
+            raise PatternError(checked.error().decode("utf-8", "replace"))
+        self.multiline = multiline
+        self._anchor = re2._re2.RE2.Anchor.UNANCHORED
+        if multiline:
+            options.dot_nl = True
+            self._regex: Any = compile_regex(source, options)
+            self._one_line: Any = None
+            self._always_per_line = self._dollar = False
+        else:
+            options.never_nl = True
+            self._regex = compile_regex(b"(?m)" + source, options)
+            self._one_line = compile_regex(source, options)
+            self._always_per_line = "\\A" in pattern or "\\z" in pattern
+            self._dollar = "$" in pattern
+
+    def _per_line(self, data: bytes) -> bool:
+        return self._always_per_line or (self._dollar and b"\r" in data)
+
+    def matches(self, data: bytes) -> bool:
+        """Whether any line of ``data`` matches."""
+        if self._per_line(data):
+            return next(self._lines_one_by_one(data), None) is not None
+        start = self._regex.Match(self._anchor, data, 0, len(data))[0][0]
+        return start >= 0 and not _is_past_last_line(data, start)
+
+    def count(self, data: bytes) -> int:
+        """The number of match lines in ``data`` (the hot loop of count mode)."""
+        if self.multiline or self._per_line(data):
+            return sum(1 for _ in self.lines(data))
+        match, anchor, find, size = self._regex.Match, self._anchor, data.find, len(data)
+        pos = count = 0
+        while True:
+            start = match(anchor, data, pos, size)[0][0]
+            if start < 0:
+                return count
+            end = find(b"\n", start)
+            if end < 0:  # on the last line, which has no newline, unless past the end
+                return count + (0 if _is_past_last_line(data, start) else 1)
+            count += 1
+            pos = end + 1
+
+    def lines(self, data: bytes) -> Iterator[tuple[int, int]]:
+        """``(start, end)`` byte offsets of each match line (without its newline), in
+        order, each once."""
+        if self.multiline:
+            return self._spanned_lines(data)
+        if self._per_line(data):
+            return self._lines_one_by_one(data)
+        return self._lines_whole_buffer(data)
+
+    def _lines_whole_buffer(self, data: bytes) -> Iterator[tuple[int, int]]:
+        match, anchor, size = self._regex.Match, self._anchor, len(data)
+        pos = 0
+        while pos <= size:
+            start = match(anchor, data, pos, size)[0][0]
+            if start < 0 or _is_past_last_line(data, start):
+                return
+            line_start = data.rfind(b"\n", pos, start) + 1 or pos
+            line_end = data.find(b"\n", start, size)
+            if line_end < 0:
+                line_end = size
+            yield line_start, line_end
+            pos = line_end + 1
+
+    def _lines_one_by_one(self, data: bytes) -> Iterator[tuple[int, int]]:
+        match, anchor = self._one_line.Match, self._anchor
+        view = memoryview(data)
+        for start, end in _all_lines(data):
+            text_end = end - 1 if end > start and data[end - 1] == 13 else end  # "\r\n" lines
+            if match(anchor, view[start:text_end], 0, text_end - start)[0][0] >= 0:
+                yield start, end
+
+    def _spanned_lines(self, data: bytes) -> Iterator[tuple[int, int]]:
+        match, anchor, size = self._regex.Match, self._anchor, len(data)
+        pos = 0
+        last_start = last_end = -1  # the last line yielded
+        while pos <= size:
+            start, end = match(anchor, data, pos, size)[0]
+            if start < 0 or _is_past_last_line(data, start):
+                return
+            if start <= last_end:  # begins on the line the previous match ended on
+                line_start = last_start
+            else:
+                line_start = data.rfind(b"\n", max(last_end, 0), start) + 1
+            last = max(start, end - 1)
+            while line_start <= last:
+                line_end = data.find(b"\n", line_start, size)
+                if line_end < 0:
+                    line_end = size
+                if line_end > last_end:
+                    yield line_start, line_end
+                    last_start, last_end = line_start, line_end
+                line_start = line_end + 1
+            pos = end if end > start else end + 1
+
+
+def _is_past_last_line(data: bytes, offset: int) -> bool:
+    # A file ending in "\n" has no line after it; an empty match there is not a line.
+    return offset == len(data) and offset > 0 and data[offset - 1] == 10
+
+
+def _all_lines(data: bytes) -> Iterator[tuple[int, int]]:
+    size, start = len(data), 0
+    while start < size:
+        end = data.find(b"\n", start)
+        if end < 0:
+            end = size
+        yield start, end
+        start = end + 1
+
+
+# --- reading files -----------------------------------------------------------------
+
+
+def read_text_file(path: str, max_size: int) -> bytes | None:
+    """The bytes of a regular text file of at most ``max_size`` bytes; None for a file
+    grep skips (binary, too large, empty, not a regular file, unreadable).
+
+    One read covers most files: the binary sniff and the search use the same bytes.
+    """
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError:
+        return None
+    try:
+        data = os.read(fd, _FIRST_READ)
+        if not data or data.find(b"\0", 0, BINARY_SNIFF) >= 0 or len(data) > max_size:
+            return None
+        if len(data) == _FIRST_READ:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > max_size:
+                return None
+            data = _read_rest(fd, data, info.st_size)
+        return data
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _read_rest(fd: int, head: bytes, size: int) -> bytes:
+    parts = [head]
+    have = len(head)
+    while have < size:
+        chunk = os.read(fd, size - have)
+        if not chunk:
+            break
+        parts.append(chunk)
+        have += len(chunk)
+    return b"".join(parts)
+
+
+# --- one search --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Query:
+    """A validated grep request."""
+
+    matcher: Matcher
+    output_mode: str
+    include: Callable[[str], object] | None
+    include_has_slash: bool
+    suffixes: tuple[str, ...] | None
+    line_numbers: bool
+    before: int
+    after: int
+    head_limit: int
+    offset: int
+
+    @property
+    def wanted(self) -> int | None:
+        """How many output lines (entries) the page needs, None for all."""
+        return self.offset + self.head_limit if self.head_limit else None
+
+
+def grep(root: str, label: str | None, query: Query, scope: PathScope, max_size: int) -> str:
+    """Search ``root`` (a resolved, in-scope directory or file) and render the page.
+
+    ``label`` is how a single-file root is shown; directory results are shown
+    relative to ``root``.
+    """
+    files = _single_file(root, label, query) if label is not None else _tree(root, query, scope)
+    if query.output_mode == "content":
+        lines = _content(files, query, max_size)
+    elif query.output_mode == "count":
+        lines = _counts(files, query, max_size)
+    else:
+        lines = _newest_first(files, query, max_size)
+    end = query.offset + query.head_limit if query.head_limit else None
+    return "\n".join(lines[query.offset : end])
+
+
+def _single_file(path: str, label: str, query: Query) -> Iterator[tuple[str, str]]:
+    if _wanted_file(query, label.rpartition("/")[2]):
+        yield label, path
+
+
+def _tree(root: str, query: Query, scope: PathScope) -> Iterator[tuple[str, str]]:
+    """The files of the walk that pass the include and type filters."""
+    filtered = query.include is not None or query.suffixes is not None
+    for rel, is_dir, entry in walk(root, scope, follow_symlinks=True):
+        if not is_dir and (not filtered or _wanted_file(query, rel)):
+            yield rel, entry.path
+
+
+def _wanted_file(query: Query, rel: str) -> bool:
+    name = rel.rpartition("/")[2]
+    if query.suffixes is not None and not name.endswith(query.suffixes):
+        return False
+    if query.include is None:
+        return True
+    return bool((query.include_has_slash and query.include(rel)) or query.include(name))
+
+
+def _newest_first(files: Iterable[tuple[str, str]], query: Query, max_size: int) -> list[str]:
+    hits: list[tuple[int, int, str]] = []
+    matches = query.matcher.matches
+    for rel, path in files:
+        data = read_text_file(path, max_size)
+        if data is not None and matches(data):
+            try:
+                mtime = os.stat(path).st_mtime_ns
+            except OSError:
+                continue  # gone since it was read
+            hits.append((-mtime, len(hits), rel))
+    hits.sort()  # newest first; equal times keep walk order
+    return [printable(rel) for _, _, rel in hits]
+
+
+def _counts(files: Iterable[tuple[str, str]], query: Query, max_size: int) -> list[str]:
+    out: list[str] = []
+    wanted = query.wanted
+    count_lines = query.matcher.count
+    for rel, path in files:
+        data = read_text_file(path, max_size)
+        if data is None:
+            continue
+        count = count_lines(data)
+        if count:
+            out.append(f"{printable(rel)}:{count}")
+            if wanted is not None and len(out) >= wanted:
+                break
+    return out
+
+
+def _content(files: Iterable[tuple[str, str]], query: Query, max_size: int) -> list[str]:
+    out: list[str] = []
+    wanted = query.wanted
+    for rel, path in files:
+        data = read_text_file(path, max_size)
+        if data is None:
+            continue
+        budget = None if wanted is None else wanted - len(out)
+        _render_file(printable(rel), data, query, budget, out)
+        if wanted is not None and len(out) >= wanted:
+            break
+    return out
+
+
+def _render_file(label: str, data: bytes, query: Query, budget: int | None, out: list[str]) -> None:
+    """Append ``data``'s match lines (and context) to ``out``.
+
+    With a ``budget`` only enough match lines are found to fill it: one more than
+    the budget decides whether the last group merges with the next.
+    """
+    before, after = query.before, query.after
+    with_context = before > 0 or after > 0
+    numbered = query.line_numbers
+    lines = _Lines(data)
+    emitted = -1  # number of the last line emitted (0-based), -1 before the first
+    after_until = -1  # after-context of the previous match runs to this line
+
+    def emit(number: int, span: tuple[int, int], mark: str) -> None:
+        text = _line_text(data, *span)
+        if numbered:
+            out.append(f"{label}{mark}{number + 1}{mark}{text}")
+        else:
+            out.append(f"{label}{mark}{text}")
+
+    for found, (start, end) in enumerate(query.matcher.lines(data), 1):
+        number = lines.number_at(start)
+        # The previous match's after-context, up to this match.
+        while emitted < min(after_until, number - 1):
+            emitted += 1
+            emit(emitted, lines.span(emitted), "-")
+        first = max(number - before, emitted + 1, 0)
+        if with_context and out and (emitted < 0 or first > emitted + 1):
+            out.append("--")
+        for context_line in range(first, number):
+            emit(context_line, lines.span(context_line), "-")
+        emit(number, (start, end), ":")
+        emitted = number
+        after_until = number + after
+        if budget is not None and found > budget:
+            break
+    while emitted < after_until and lines.exists(emitted + 1):
+        emitted += 1
+        emit(emitted, lines.span(emitted), "-")
+
+
+def _line_text(data: bytes, start: int, end: int) -> str:
+    if end > start and data[end - 1] == 13:  # CRLF: the "\r" is part of the line end
+        end -= 1
+    return data[start:end].decode("utf-8", "replace")
+
+
+class _Lines:
+    """Line numbers and spans of one buffer, found on demand from a cursor.
+
+    Rendering moves forward through the file (with short steps back for
+    before-context), so each lookup scans only the bytes near the previous one.
+    """
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.size = len(data)
+        self.number = 0  # the cursor: a line's number and start offset
+        self.start = 0
+
+    def number_at(self, line_start: int) -> int:
+        """Number of the line starting at ``line_start``, at or after the cursor."""
+        self.number += self.data.count(b"\n", self.start, line_start)
+        self.start = line_start
+        return self.number
+
+    def span(self, number: int) -> tuple[int, int]:
+        """Start and end offsets (newline excluded) of line ``number``, which exists."""
+        data = self.data
+        while number > self.number:
+            self.start = data.find(b"\n", self.start) + 1
+            self.number += 1
+        while number < self.number:
+            self.start = data.rfind(b"\n", 0, self.start - 1) + 1
+            self.number -= 1
+        end = data.find(b"\n", self.start)
+        return self.start, self.size if end < 0 else end
+
+    def exists(self, number: int) -> bool:
+        """Whether the file has a line ``number`` (one past the last existing line at most)."""
+        end = self.span(number - 1)[1]
+        return end + 1 < self.size
+
+
+def compile_include(pattern: str) -> tuple[Callable[[str], object], bool]:
+    """A matcher for grep's ``include`` (or glob's pattern) and whether it must see the
+    relative path: a pattern without ``/`` (or ``**/`` then no ``/``) can only match
+    the name, since ``*`` never crosses a ``/``.
+
+    Raises ``GlobError`` for a pattern wcmatch cannot compile.
+    """
+    from boris.globmatch import compile_glob
+
+    if pattern.startswith("./"):
+        pattern = pattern[2:]
+    name_pattern = pattern
+    while name_pattern.startswith("**/"):
+        name_pattern = name_pattern[3:]
+    if name_pattern and "/" not in name_pattern:
+        return compile_glob(name_pattern), False
+    return compile_glob(pattern), True
