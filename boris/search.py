@@ -5,12 +5,13 @@ the pattern matches inside it (``^``/``$`` at its ends, never across its newline
 that one line at a time costs a call per line; instead each file is read as bytes in
 one go and searched whole with RE2, compiled so it can never match a newline
 (``never_nl``) and with ``^``/``$`` at line boundaries (``(?m)``). Only files that
-match pay for turning offsets into line numbers. The few patterns whose meaning
-depends on seeing one line alone (``\\A``, ``\\z``, or ``$`` in a file with CRLF line
-ends) are run line by line on those files.
+match pay for turning offsets into line numbers. As in Go's line scanner a line's
+ending ``\\r\\n`` is a line end (the ``\\r`` is not part of the line), so such files are
+searched with their ``\\r`` before ``\\n`` removed. The few patterns whose meaning depends
+on seeing one line alone (``\\A``, ``\\z``) are run line by line.
 
-``multiline`` searches the whole file with ``(?s)``; every line a match touches is a
-match line.
+``multiline`` searches the whole file as it is with ``(?s)``; every line a match
+touches is a match line.
 """
 
 from __future__ import annotations
@@ -95,27 +96,33 @@ class Matcher:
             options.dot_nl = True
             self._regex: Any = compile_regex(source, options)
             self._one_line: Any = None
-            self._always_per_line = self._dollar = False
+            self._per_line = False
         else:
             options.never_nl = True
             self._regex = compile_regex(b"(?m)" + source, options)
             self._one_line = compile_regex(source, options)
-            self._always_per_line = "\\A" in pattern or "\\z" in pattern
-            self._dollar = "$" in pattern
+            # \A and \z mean the ends of the line; on a whole buffer, of the file.
+            self._per_line = "\\A" in pattern or "\\z" in pattern
 
-    def _per_line(self, data: bytes) -> bool:
-        return self._always_per_line or (self._dollar and b"\r" in data)
+    def prepare(self, data: bytes) -> bytes:
+        """A file's bytes as the matching methods take them: without the ``\\r`` of
+        ``\\r\\n`` line ends (and of a final ``\\r``) unless in multiline mode."""
+        if self.multiline or b"\r" not in data:
+            return data
+        data = data.replace(b"\r\n", b"\n")
+        # A final "\r" ends the last line like a newline would.
+        return data[:-1] + b"\n" if data.endswith(b"\r") else data
 
     def matches(self, data: bytes) -> bool:
         """Whether any line of ``data`` matches."""
-        if self._per_line(data):
+        if self._per_line:
             return next(self._lines_one_by_one(data), None) is not None
         start = self._regex.Match(self._anchor, data, 0, len(data))[0][0]
         return start >= 0 and not _is_past_last_line(data, start)
 
     def count(self, data: bytes) -> int:
         """The number of match lines in ``data`` (the hot loop of count mode)."""
-        if self.multiline or self._per_line(data):
+        if self.multiline or self._per_line:
             return sum(1 for _ in self.lines(data))
         match, anchor, find, size = self._regex.Match, self._anchor, data.find, len(data)
         pos = count = 0
@@ -134,7 +141,7 @@ class Matcher:
         order, each once."""
         if self.multiline:
             return self._spanned_lines(data)
-        if self._per_line(data):
+        if self._per_line:
             return self._lines_one_by_one(data)
         return self._lines_whole_buffer(data)
 
@@ -156,8 +163,8 @@ class Matcher:
         match, anchor = self._one_line.Match, self._anchor
         view = memoryview(data)
         for start, end in _all_lines(data):
-            text_end = end - 1 if end > start and data[end - 1] == 13 else end  # "\r\n" lines
-            if match(anchor, view[start:text_end], 0, text_end - start)[0][0] >= 0:
+            # A line alone, so that \A and \z see its ends.
+            if match(anchor, view[start:end], 0, end - start)[0][0] >= 0:
                 yield start, end
 
     def _spanned_lines(self, data: bytes) -> Iterator[tuple[int, int]]:
@@ -170,7 +177,7 @@ class Matcher:
                 return
             if start <= last_end:  # begins on the line the previous match ended on
                 line_start = last_start
-            else:
+            else:  # the search stops at the newline ending the last line yielded
                 line_start = data.rfind(b"\n", max(last_end, 0), start) + 1
             last = max(start, end - 1)
             while line_start <= last:
@@ -185,8 +192,9 @@ class Matcher:
 
 
 def _is_past_last_line(data: bytes, offset: int) -> bool:
-    # A file ending in "\n" has no line after it; an empty match there is not a line.
-    return offset == len(data) and offset > 0 and data[offset - 1] == 10
+    # A file ending in "\n" has no line after it (an empty one has none at all): an
+    # empty match there is not on a line.
+    return offset == len(data) and (offset == 0 or data[offset - 1] == 10)
 
 
 def _all_lines(data: bytes) -> Iterator[tuple[int, int]]:
@@ -271,14 +279,20 @@ def grep(root: str, label: str | None, query: Query, scope: PathScope, max_size:
     relative to ``root``.
     """
     files = _single_file(root, label, query) if label is not None else _tree(root, query, scope)
-    if query.output_mode == "content":
-        lines = _content(files, query, max_size)
-    elif query.output_mode == "count":
-        lines = _counts(files, query, max_size)
-    else:
-        lines = _newest_first(files, query, max_size)
+    lines = search_files(files, query, max_size)
     end = query.offset + query.head_limit if query.head_limit else None
     return "\n".join(lines[query.offset : end])
+
+
+def search_files(files: Iterable[tuple[str, str]], query: Query, max_size: int) -> list[str]:
+    """The output lines (or entries) for ``(label, path)`` pairs, at least up to the
+    end of the requested page. Files are pulled lazily: content and count stop
+    pulling once the page is full; files_with_matches needs them all to sort."""
+    if query.output_mode == "content":
+        return _content(files, query, max_size)
+    if query.output_mode == "count":
+        return _counts(files, query, max_size)
+    return _newest_first(files, query, max_size)
 
 
 def _single_file(path: str, label: str, query: Query) -> Iterator[tuple[str, str]]:
@@ -305,10 +319,10 @@ def _wanted_file(query: Query, rel: str) -> bool:
 
 def _newest_first(files: Iterable[tuple[str, str]], query: Query, max_size: int) -> list[str]:
     hits: list[tuple[int, int, str]] = []
-    matches = query.matcher.matches
+    matches, prepare = query.matcher.matches, query.matcher.prepare
     for rel, path in files:
         data = read_text_file(path, max_size)
-        if data is not None and matches(data):
+        if data is not None and matches(prepare(data)):
             try:
                 mtime = os.stat(path).st_mtime_ns
             except OSError:
@@ -321,12 +335,12 @@ def _newest_first(files: Iterable[tuple[str, str]], query: Query, max_size: int)
 def _counts(files: Iterable[tuple[str, str]], query: Query, max_size: int) -> list[str]:
     out: list[str] = []
     wanted = query.wanted
-    count_lines = query.matcher.count
+    count_lines, prepare = query.matcher.count, query.matcher.prepare
     for rel, path in files:
         data = read_text_file(path, max_size)
         if data is None:
             continue
-        count = count_lines(data)
+        count = count_lines(prepare(data))
         if count:
             out.append(f"{printable(rel)}:{count}")
             if wanted is not None and len(out) >= wanted:
@@ -342,7 +356,7 @@ def _content(files: Iterable[tuple[str, str]], query: Query, max_size: int) -> l
         if data is None:
             continue
         budget = None if wanted is None else wanted - len(out)
-        _render_file(printable(rel), data, query, budget, out)
+        _render_file(printable(rel), query.matcher.prepare(data), query, budget, out)
         if wanted is not None and len(out) >= wanted:
             break
     return out

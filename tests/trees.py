@@ -13,9 +13,9 @@ EPOCH = 1_704_067_200
 def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
     """Create ``root`` with ``files`` (relative path → content) below it.
 
-    Every file gets the same mtime (``EPOCH``) so that newest-first ordering falls back
-    to walk order unless a test sets times itself with :func:`set_mtimes`. A path
-    ending in ``/`` makes an empty directory.
+    Every file and directory gets the same mtime (``EPOCH``) so that newest-first
+    ordering falls back to walk order unless a test sets times itself with
+    :func:`set_mtimes`. A path ending in ``/`` makes an empty directory.
     """
     root.mkdir(parents=True, exist_ok=True)
     for rel, content in files.items():
@@ -28,7 +28,10 @@ def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
             target.write_bytes(content)
         else:
             target.write_text(content)
-        os.utime(target, (EPOCH, EPOCH))
+    for directory, _, names in os.walk(root):
+        for name in names:
+            os.utime(os.path.join(directory, name), (EPOCH, EPOCH), follow_symlinks=False)
+        os.utime(directory, (EPOCH, EPOCH))
     return root
 
 
