@@ -172,3 +172,26 @@ def test_fast_glob_agrees_with_wcmatch(pattern: str, path: str) -> None:
         return
     expected = bool(wcglob.compile(pattern, flags=GLOB_FLAGS).match(path))
     assert bool(compile_glob(pattern)(path)) == expected
+
+
+# --- deny patterns: the per-name fast path of PathScope.denies against wcmatch -------
+
+_deny_patterns = st.one_of(
+    st.lists(_glob_tokens, min_size=1, max_size=4).map("".join),
+    st.lists(_glob_tokens, min_size=1, max_size=3).map(lambda t: "**/" + "".join(t)),
+)
+
+
+@given(
+    patterns=st.lists(_deny_patterns, min_size=1, max_size=3),
+    path=st.lists(_segments, min_size=0, max_size=4).map(lambda s: "/" + "/".join(s)),
+)
+def test_deny_fast_path_agrees_with_wcmatch(patterns: list[str], path: str) -> None:
+    if any(pattern_problem(p) for p in patterns):
+        return
+    anchored = [p if p.startswith(("/", "**")) else f"**/{p}" for p in patterns]
+    try:
+        expected = bool(wcglob.compile(anchored, flags=GLOB_FLAGS).match(path))
+    except Exception:  # wcmatch's limit on brace expansions
+        return
+    assert PathScope([], patterns).denies(path) == expected
