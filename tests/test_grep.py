@@ -476,6 +476,19 @@ async def test_path_errors(client: Client[Any], workdir: Path) -> None:
     assert denied == (f"[ACCESS_DENIED] {workdir}/deny/secrets is denied by the pattern **/secrets")
 
 
+async def test_cwd_outside_the_allowed_dirs_is_checked(tmp_path: Path) -> None:
+    # Without a path the session's cwd is searched; it must be in scope like any path.
+    allowed = write_tree(tmp_path / "allowed", {"a.txt": "x\n"})
+    elsewhere = write_tree(tmp_path / "elsewhere", {"b.txt": "x\n"})
+    async with stdio_client("--allow-dir", str(allowed), workdir=elsewhere) as outside_cwd:
+        result = await outside_cwd.call_tool("grep", {"pattern": "x"}, raise_on_error=False)
+        assert error_text(result).startswith(f"[ACCESS_DENIED] {elsewhere} is outside")
+        result = await outside_cwd.call_tool("glob", {"pattern": "*"}, raise_on_error=False)
+        assert error_text(result).startswith(f"[ACCESS_DENIED] {elsewhere} is outside")
+        inside = await outside_cwd.call_tool("grep", {"pattern": "x", "path": str(allowed)})
+        assert text_of(inside) == "a.txt"
+
+
 async def test_argument_errors(client: Client[Any], workdir: Path) -> None:
     assert await grep_error(client, pattern="x", output_mode="lines") == (
         '[GREP_INVALID_OUTPUT_MODE] invalid output_mode "lines"; '

@@ -84,7 +84,8 @@ def find(session: Session, pattern: str, path: str | None, kind: str | None) -> 
         )
     from boris.globmatch import GlobError
 
-    root = session.cwd if path is None else session.resolve(path)
+    # The cwd too is checked: bash may have left it outside the allowed directories.
+    root = session.resolve("." if path is None else path)
     if not os.path.isdir(root):
         return NOTHING_FOUND
     try:

@@ -304,7 +304,8 @@ def search(
                 Code.INVALID_INPUT, f'{include_name}: {exc} in "{include_glob}"'
             ) from None
 
-    root = session.cwd if path is None else session.resolve(path)
+    # The cwd too is checked: bash may have left it outside the allowed directories.
+    root = session.resolve("." if path is None else path)
     try:
         info = os.stat(root)
     except FileNotFoundError:
@@ -325,6 +326,7 @@ def search(
             )
         label = path
 
+    # A side given on its own (non-zero) wins over the symmetric context.
     query = engine.Query(
         matcher=matcher,
         output_mode=output_mode,
