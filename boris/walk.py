@@ -62,16 +62,30 @@ def is_ignored(levels: Levels, rel: str, is_dir: bool) -> bool:
 
 
 def _read_ignore_file(path: str) -> GitIgnoreSpec | None:
-    from pathspec import GitIgnoreSpec
-
     try:
         with open(path, "rb") as handle:
             raw = handle.read(_MAX_IGNORE_FILE)
     except OSError:
         return None
-    lines = raw.decode("utf-8", "surrogateescape").splitlines()
-    spec = GitIgnoreSpec.from_lines(lines)
-    return spec if len(spec) else None
+    lines = raw.decode("utf-8", "replace").splitlines()
+    spec = _compile_ignore_lines(lines)
+    if spec is None:  # some line is not a valid pattern: git skips those, so do we
+        valid = [line for line in lines if _compile_ignore_lines([line]) is not None]
+        spec = _compile_ignore_lines(valid)
+    return spec if spec is not None and len(spec) else None
+
+
+def _compile_ignore_lines(lines: list[str]) -> GitIgnoreSpec | None:
+    import warnings
+
+    from pathspec import GitIgnoreSpec
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. re's FutureWarning on "[[" in a class
+            return GitIgnoreSpec.from_lines(lines)
+    except Exception:  # pathspec and its re2 backend raise several kinds
+        return None
 
 
 def _repository_root(directory: str) -> str | None:

@@ -93,6 +93,17 @@ def test_nested_gitignore_overrides_its_parent(tmp_path: Path) -> None:
     ]
 
 
+def test_invalid_gitignore_lines_are_skipped(tmp_path: Path) -> None:
+    # Lines pathspec (or git) cannot read are dropped; the valid rules still apply.
+    write_tree(
+        tmp_path,
+        {".gitignore": "\\\n!\n[z-a]\n[[:alpha:]]\n*.log\n", "a.log": "", "b.txt": ""},
+    )
+    assert entries(tmp_path) == [".gitignore", "b.txt"]
+    (tmp_path / ".gitignore").write_bytes(b"\xff\xfe*.txt\n")  # not UTF-8
+    assert entries(tmp_path) == [".gitignore", "a.log", "b.txt"]
+
+
 def test_a_file_in_an_ignored_directory_cannot_be_re_included(tmp_path: Path) -> None:
     # git does not look inside an excluded directory, so "!" below it has no effect.
     write_tree(tmp_path, {".gitignore": "dist/\n!dist/keep.js\n", "dist/keep.js": ""})
