@@ -53,7 +53,7 @@ Levels = tuple[_IgnoreLevel, ...]
 def is_ignored(levels: Levels, rel: str, is_dir: bool) -> bool:
     """git's verdict for ``rel``: the deepest ignore file with a matching rule decides,
     and inside one file the last matching rule (a ``!`` rule re-includes)."""
-    path = rel + "/" if is_dir else rel
+    path = printable(rel + "/" if is_dir else rel)  # pathspec's re2 needs valid UTF-8
     for level in reversed(levels):
         verdict = level.spec.check_file(level.lead + path[level.cut :], separators=()).include
         if verdict is not None:

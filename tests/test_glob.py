@@ -6,6 +6,7 @@ One STDIO server serves the module (``--allow-dir`` its workdir, ``--deny-dir
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -135,6 +136,14 @@ async def test_symlinks(client: Client[Any], workdir: Path) -> None:
     assert await glob(client, pattern="*", path="links") == (
         "file.txt\nlinked.txt\nlinked_dir\nreal\nreal/inside.txt"
     )
+
+
+async def test_undecodable_names_are_shown_with_a_replacement_character(
+    client: Client[Any], workdir: Path
+) -> None:
+    root = write_tree(workdir / "names", {})
+    (root / os.fsdecode(b"caf\xe9.txt")).write_text("")
+    assert await glob(client, pattern="*.txt", path="names") == "caf\ufffd.txt"
 
 
 async def test_nothing_found(client: Client[Any], workdir: Path) -> None:
