@@ -80,6 +80,9 @@ class Matcher:
     def __init__(self, pattern: str, *, case_insensitive: bool, multiline: bool) -> None:
         import re2
 
+        # The extension's RE2 class itself, not the re-like wrapper around it: its Match
+        # takes any buffer and returns plain spans, with none of the wrapper's per-call
+        # generator and match objects (the count loop calls it once per match line).
         compile_regex = re2._re2.RE2
         options = re2.Options()
         options.log_errors = False
@@ -302,9 +305,18 @@ def _single_file(path: str, label: str, query: Query) -> Iterator[tuple[str, str
 
 def _tree(root: str, query: Query, scope: PathScope) -> Iterator[tuple[str, str]]:
     """The files of the walk that pass the include and type filters."""
-    filtered = query.include is not None or query.suffixes is not None
-    for rel, is_dir, entry in walk(root, scope, follow_symlinks=True):
-        if not is_dir and (not filtered or _wanted_file(query, rel)):
+    suffixes, include = query.suffixes, query.include
+    by_path = include is not None and query.include_has_slash
+    names: Callable[[str], object] | None = None
+    if suffixes is not None and include is not None and not by_path:
+        names = lambda name: name.endswith(suffixes) and include(name)  # noqa: E731
+    elif suffixes is not None:
+        names = lambda name: name.endswith(suffixes)  # noqa: E731
+    elif include is not None and not by_path:
+        names = include
+    # The walk filters by name where it can; a pattern with a "/" needs the path too.
+    for rel, is_dir, entry in walk(root, scope, follow_symlinks=True, names=names):
+        if not is_dir and (not by_path or _wanted_file(query, rel)):
             yield rel, entry.path
 
 

@@ -370,6 +370,10 @@ async def test_type_and_include_must_both_pass(client: Client[Any], workdir: Pat
     write_tree(workdir / "both", {"src/a.py": "hit\n", "src/b.ts": "hit\n", "c.py": "hit\n"})
     text = await grep(client, pattern="hit", path="both", type="py", include="src/**")
     assert text == "src/a.py"
+    by_name = await grep(
+        client, pattern="hit", path="both", type="py", include="[ab].*", output_mode="count"
+    )
+    assert by_name == "src/a.py:1"
 
 
 async def test_skips_binary_large_ignored_and_denied_files(
