@@ -51,8 +51,13 @@ TYPE_ALIASES = {"python": "py", "typescript": "ts", "md": "markdown"}
 #: A file with a NUL byte in its first 512 bytes is binary and never searched.
 BINARY_SNIFF = 512
 
-#: The first read of every file. Most source files fit, so one read is all they cost.
-_FIRST_READ = 1 << 16
+#: The first read of every file: enough for the binary sniff and for small files, and
+#: no more, since a good part of a tree can be binaries (compiled files, libraries)
+#: that are never searched.
+_FIRST_READ = 1 << 12
+
+#: The second read, for a text file longer than the first: most source files end in it.
+_SECOND_READ = 1 << 16
 
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
 
@@ -106,11 +111,13 @@ class Matcher:
             self._one_line = compile_regex(source, options)
             # \A and \z mean the ends of the line; on a whole buffer, of the file.
             self._per_line = "\\A" in pattern or "\\z" in pattern
+        self._cr_blind = multiline or cannot_see_carriage_return(pattern)
 
     def prepare(self, data: bytes) -> bytes:
         """A file's bytes as the matching methods take them: without the ``\\r`` of
-        ``\\r\\n`` line ends (and of a final ``\\r``) unless in multiline mode."""
-        if self.multiline or b"\r" not in data:
+        ``\\r\\n`` line ends (and of a final ``\\r``) unless in multiline mode, or
+        unless the pattern cannot tell whether such a ``\\r`` is there."""
+        if self._cr_blind or b"\r" not in data:
             return data
         data = data.replace(b"\r\n", b"\n")
         # A final "\r" ends the last line like a newline would.
@@ -194,6 +201,51 @@ class Matcher:
             pos = end if end > start else end + 1
 
 
+#: Escapes that match neither a carriage return nor an end of line, in and outside
+#: a character class.
+_BLIND_ESCAPES = frozenset("wdbBA")
+_BLIND_CLASS_ESCAPES = frozenset("wd")
+
+
+def cannot_see_carriage_return(pattern: str) -> bool:
+    """Whether ``pattern`` surely matches a line the same with or without a ``\\r``
+    at its end: it has no ``$`` and nothing that can match a ``\\r`` (``.``, ``\\s``,
+    negated classes, control characters, most escapes). Such patterns are run on
+    CRLF files as they are, sparing a scan and a copy of every file.
+
+    Conservative: anything it does not recognise counts as seeing the ``\\r``.
+    """
+    if "\\Q" in pattern:
+        return False  # quoted text would need its own parsing
+    in_class = False
+    i, n = 0, len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch < " ":
+            return False  # a literal control character, maybe "\r" itself
+        if ch == "\\":
+            escaped = pattern[i + 1] if i + 1 < n else ""
+            allowed = _BLIND_CLASS_ESCAPES if in_class else _BLIND_ESCAPES
+            punctuation = " " < escaped < "\x7f" and not escaped.isalnum()
+            if not (escaped in allowed or punctuation):
+                return False
+            i += 2
+            continue
+        if in_class:
+            if ch == "]":
+                in_class = False
+            elif pattern.startswith("[:", i):
+                return False  # a POSIX class such as [:space:]
+        elif ch in "$.":
+            return False
+        elif ch == "[":
+            if pattern.startswith(("[^", "[]"), i):
+                return False
+            in_class = True
+        i += 1
+    return True
+
+
 def _is_past_last_line(data: bytes, offset: int) -> bool:
     # A file ending in "\n" has no line after it (an empty one has none at all): an
     # empty match there is not on a line.
@@ -217,7 +269,7 @@ def read_text_file(path: str, max_size: int) -> bytes | None:
     """The bytes of a regular text file of at most ``max_size`` bytes; None for a file
     grep skips (binary, too large, empty, not a regular file, unreadable).
 
-    One read covers most files: the binary sniff and the search use the same bytes.
+    Small files take one read, most others two; only long files pay for a stat.
     """
     try:
         fd = os.open(path, _OPEN_FLAGS)
@@ -225,14 +277,17 @@ def read_text_file(path: str, max_size: int) -> bytes | None:
         return None
     try:
         data = os.read(fd, _FIRST_READ)
-        if not data or data.find(b"\0", 0, BINARY_SNIFF) >= 0 or len(data) > max_size:
+        if not data or data.find(b"\0", 0, BINARY_SNIFF) >= 0:
             return None
         if len(data) == _FIRST_READ:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode) or info.st_size > max_size:
-                return None
-            data = _read_rest(fd, data, info.st_size)
-        return data
+            more = os.read(fd, _SECOND_READ)
+            data += more
+            if len(more) == _SECOND_READ:
+                info = os.fstat(fd)
+                if not stat.S_ISREG(info.st_mode) or info.st_size > max_size:
+                    return None
+                data = _read_rest(fd, data, info.st_size)
+        return None if len(data) > max_size else data
     except OSError:
         return None
     finally:

@@ -129,6 +129,29 @@ def test_whole_buffer_lines_equal_per_line_matching(pattern: str, data: bytes) -
     assert matcher.matches(prepared) == bool(expected)
 
 
+_cr_fragments = st.sampled_from(
+    ["a", "b", "^", "$", ".", r"\s", "[^a]", "[a-b]", r"\w", r"\b", r"\r", "\r", r"\x0d",
+     "[[:space:]]", r"\S", r"\W", "(a|b)", r"\.", r"[\]b]", r"\pC", r"\Q$\E", "[ -~]"]
+)  # fmt: skip
+
+
+@given(pattern=st.lists(_cr_fragments, min_size=1, max_size=4).map("".join), data=_text)
+def test_patterns_blind_to_carriage_returns_match_crlf_files_as_they_are(
+    pattern: str, data: bytes
+) -> None:
+    # The shortcut taken for such patterns must not change which lines match.
+    try:
+        matcher = engine.Matcher(pattern, case_insensitive=False, multiline=False)
+    except engine.PatternError:
+        return
+    if not engine.cannot_see_carriage_return(pattern):
+        return
+    stripped = data.replace(b"\r\n", b"\n")
+    as_is = [data.count(b"\n", 0, start) for start, _ in matcher.lines(data)]
+    assert as_is == [stripped.count(b"\n", 0, start) for start, _ in matcher.lines(stripped)]
+    assert matcher.count(data) == matcher.count(stripped)
+
+
 @given(pattern=_patterns, data=_text)
 def test_multiline_match_lines_cover_each_match(pattern: str, data: bytes) -> None:
     matcher = engine.Matcher(pattern, case_insensitive=False, multiline=True)
