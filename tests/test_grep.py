@@ -15,6 +15,7 @@ import anyio
 import pytest
 from fastmcp import Client
 
+from boris import matching
 from boris import search as engine
 from tests.support import (
     error_text,
@@ -232,21 +233,21 @@ def test_head_limit_stops_reading_files_early() -> None:
     for mode in ("content", "count"):
         pulled.clear()
         query = _query(pattern="import", output_mode=mode, head_limit=2)
-        lines = engine.search_files(files(), query, max_size=1 << 20)
+        lines = engine.search_files(files(), query)
         assert len(lines) >= 2
         assert len(pulled) <= 2, mode
 
 
 def _query(pattern: str, output_mode: str, head_limit: int) -> engine.Query:
+    task = matching.FileTask(
+        pattern, case_insensitive=False, multiline=False, output_mode=output_mode, max_size=1 << 20
+    )
     return engine.Query(
-        matcher=engine.Matcher(pattern, case_insensitive=False, multiline=False),
-        output_mode=output_mode,
+        task=task,
+        matcher=task.matcher(),
         include=None,
         include_has_slash=False,
         suffixes=None,
-        line_numbers=True,
-        before=0,
-        after=0,
         head_limit=head_limit,
         offset=0,
     )
@@ -681,13 +682,13 @@ def test_matcher_file_reading_rules(tmp_path: Path) -> None:
             "long": "y" * 70_000 + "\n",  # longer than the first read
         },
     )
-    assert engine.read_text_file(str(tmp_path / "bin"), 1000) is None
-    assert engine.read_text_file(str(tmp_path / "empty"), 1000) is None
-    assert engine.read_text_file(str(tmp_path / "big"), 99) is None
-    assert engine.read_text_file(str(tmp_path / "text"), 1000) == b"hello\n"
-    long = engine.read_text_file(str(tmp_path / "long"), 1 << 20)
+    assert matching.read_text_file(str(tmp_path / "bin"), 1000) is None
+    assert matching.read_text_file(str(tmp_path / "empty"), 1000) is None
+    assert matching.read_text_file(str(tmp_path / "big"), 99) is None
+    assert matching.read_text_file(str(tmp_path / "text"), 1000) == b"hello\n"
+    long = matching.read_text_file(str(tmp_path / "long"), 1 << 20)
     assert long is not None
     assert len(long) == 70_001
-    assert engine.read_text_file(str(tmp_path / "long"), 70_000) is None
+    assert matching.read_text_file(str(tmp_path / "long"), 70_000) is None
     os.mkfifo(tmp_path / "fifo")
-    assert engine.read_text_file(str(tmp_path / "fifo"), 1000) is None  # never blocks
+    assert matching.read_text_file(str(tmp_path / "fifo"), 1000) is None  # never blocks

@@ -16,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from wcmatch import glob as wcglob
 
+from boris import matching
 from boris import search as engine
 from boris.globmatch import compile_glob
 from boris.pathscope import PathScope
@@ -66,20 +67,21 @@ def reference_counts(root: Path, needle: bytes, fold: bool) -> dict[str, int]:
     return counts
 
 
-def run(root: Path, pattern: str, mode: str, fold: bool) -> str:
+def run(root: Path, pattern: str, mode: str, fold: bool, parallel: bool = False) -> str:
+    task = matching.FileTask(
+        pattern, case_insensitive=fold, multiline=False, output_mode=mode, max_size=MAX_SIZE
+    )
     query = engine.Query(
-        matcher=engine.Matcher(pattern, case_insensitive=fold, multiline=False),
-        output_mode=mode,
+        task=task,
+        matcher=task.matcher(),
         include=None,
         include_has_slash=False,
         suffixes=None,
-        line_numbers=True,
-        before=0,
-        after=0,
         head_limit=0,
         offset=0,
     )
-    return engine.grep(str(root), None, query, PathScope([], []), MAX_SIZE)
+    files = engine._tree(str(root), query, PathScope([], []))
+    return "\n".join(engine.search_files(files, query, parallel=parallel))
 
 
 @given(tree=_trees, literal=_literals, fold=st.booleans())
@@ -120,7 +122,7 @@ def per_line_matches(pattern: str, data: bytes) -> list[int]:
 
 @given(pattern=_patterns, data=_text)
 def test_whole_buffer_lines_equal_per_line_matching(pattern: str, data: bytes) -> None:
-    matcher = engine.Matcher(pattern, case_insensitive=False, multiline=False)
+    matcher = matching.Matcher(pattern, case_insensitive=False, multiline=False)
     prepared = matcher.prepare(data)
     found = [prepared.count(b"\n", 0, start) for start, _ in matcher.lines(prepared)]
     expected = per_line_matches(pattern, data)
@@ -141,10 +143,10 @@ def test_patterns_blind_to_carriage_returns_match_crlf_files_as_they_are(
 ) -> None:
     # The shortcut taken for such patterns must not change which lines match.
     try:
-        matcher = engine.Matcher(pattern, case_insensitive=False, multiline=False)
-    except engine.PatternError:
+        matcher = matching.Matcher(pattern, case_insensitive=False, multiline=False)
+    except matching.PatternError:
         return
-    if not engine.cannot_see_carriage_return(pattern):
+    if not matching.cannot_see_carriage_return(pattern):
         return
     stripped = data.replace(b"\r\n", b"\n")
     as_is = [data.count(b"\n", 0, start) for start, _ in matcher.lines(data)]
@@ -154,7 +156,7 @@ def test_patterns_blind_to_carriage_returns_match_crlf_files_as_they_are(
 
 @given(pattern=_patterns, data=_text)
 def test_multiline_match_lines_cover_each_match(pattern: str, data: bytes) -> None:
-    matcher = engine.Matcher(pattern, case_insensitive=False, multiline=True)
+    matcher = matching.Matcher(pattern, case_insensitive=False, multiline=True)
     spans = list(matcher.lines(data))
     assert spans == sorted(set(spans))  # in order, each line once
     options = re2.Options()

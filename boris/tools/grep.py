@@ -268,13 +268,14 @@ def search(
     offset: int,
 ) -> str:
     """Validate a grep call in either dialect and run it."""
+    from boris import matching
     from boris import search as engine
 
     if not pattern:
         raise ToolFailure(Code.INVALID_INPUT, "pattern: must not be empty")
     try:
-        matcher = engine.Matcher(pattern, case_insensitive=case_insensitive, multiline=multiline)
-    except engine.PatternError as exc:
+        matcher = matching.compiled(pattern, case_insensitive, multiline)
+    except matching.PatternError as exc:
         raise ToolFailure(
             Code.GREP_INVALID_PATTERN, f'invalid regular expression "{pattern}": {exc}'
         ) from None
@@ -327,20 +328,30 @@ def search(
         label = path
 
     # A side given on its own (non-zero) wins over the symmetric context.
-    query = engine.Query(
-        matcher=matcher,
+    before, after = before or context, after or context
+    wanted = offset + head_limit if head_limit else None
+    task = matching.FileTask(
+        pattern=pattern,
+        case_insensitive=case_insensitive,
+        multiline=multiline,
         output_mode=output_mode,
+        max_size=session.settings.max_file_size,
+        line_numbers=line_numbers,
+        before=before,
+        after=after,
+        budget=wanted,
+    )
+    query = engine.Query(
+        task=task,
+        matcher=matcher,
         include=include_matcher,
         include_has_slash=include_has_slash,
         suffixes=suffixes,
-        line_numbers=line_numbers,
-        before=before or context,
-        after=after or context,
         head_limit=head_limit,
         offset=offset,
     )
     try:
-        return engine.grep(root, label, query, session.scope, session.settings.max_file_size)
+        return engine.grep(root, label, query, session.scope)
     except OSError as exc:
         raise io_error("search", root, exc) from None
 
