@@ -24,6 +24,22 @@ def is_within(path: str, directory: str) -> bool:
     return path.startswith(prefix)
 
 
+def _fully_resolved(path: str) -> str:
+    """``os.path.realpath`` until nothing changes.
+
+    At a symlink loop realpath gives up and returns the rest of the path unresolved
+    and normalised: ``loop/../link`` comes back as ``.../link``, which may itself be a
+    link leading out of the allowed directories. Resolving again follows it.
+    """
+    resolved = os.path.realpath(path)
+    for _ in range(40):  # the kernel's own limit on links in one lookup
+        again = os.path.realpath(resolved)
+        if again == resolved:
+            break
+        resolved = again
+    return resolved
+
+
 def _ancestors_and_self(path: str) -> list[str]:
     chain = [path]
     while True:
@@ -66,7 +82,7 @@ class PathScope:
             raise ToolFailure(Code.INVALID_INPUT, "path: must not be empty")
         if "\0" in path:
             raise ToolFailure(Code.INVALID_INPUT, "path: must not contain a NUL character")
-        resolved = os.path.realpath(os.path.join(cwd, path))
+        resolved = _fully_resolved(os.path.join(cwd, path))
         self.check(resolved)
         return resolved
 

@@ -494,6 +494,22 @@ async def test_cwd_outside_the_allowed_dirs_is_checked(tmp_path: Path) -> None:
         assert text_of(inside) == "a.txt"
 
 
+async def test_a_path_through_a_symlink_loop_cannot_leave_the_allowed_dirs(
+    client: Client[Any], workdir: Path, outside: Path
+) -> None:
+    # realpath gives up at the loop and returns "<root>/link" unresolved; that link
+    # leads outside. The search root must be resolved all the way and refused.
+    root = write_tree(workdir / "loopescape", {"in.txt": "needle\n"})
+    (root / "loop").symlink_to(root / "loop")
+    (root / "link").symlink_to(outside)
+    denied = await grep_error(client, pattern="needle", path="loopescape/loop/../link")
+    assert denied.startswith(f"[ACCESS_DENIED] {outside} is outside the allowed directories")
+    result = await client.call_tool(
+        "glob", {"pattern": "*", "path": "loopescape/loop/../link"}, raise_on_error=False
+    )
+    assert error_text(result).startswith(f"[ACCESS_DENIED] {outside} is outside")
+
+
 async def test_argument_errors(client: Client[Any], workdir: Path) -> None:
     assert await grep_error(client, pattern="x", output_mode="lines") == (
         '[GREP_INVALID_OUTPUT_MODE] invalid output_mode "lines"; '
