@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
+from boris.errors import ToolFailure
 from boris.pathscope import PathScope
 
 if TYPE_CHECKING:
@@ -248,8 +249,10 @@ def _symlink_target(entry: os.DirEntry[str], scope: PathScope) -> str | None:
         return None  # broken link
     if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
         return None
-    target = os.path.realpath(entry.path)
-    return target if scope.permits(target) else None
+    try:
+        return scope.resolve(entry.path, "/")  # resolved in full, then checked
+    except ToolFailure:
+        return None
 
 
 def _with_ignore_file(

@@ -186,6 +186,16 @@ def test_symlink_leaving_the_allowed_dirs_skipped(tmp_path: Path) -> None:
     assert entries(allowed, scope) == ["in.txt"]
 
 
+def test_symlink_through_a_loop_out_of_the_allowed_dirs_skipped(tmp_path: Path) -> None:
+    allowed = write_tree(tmp_path / "work", {"in.txt": ""})
+    write_tree(tmp_path / "outside", {"secret.txt": ""})
+    (allowed / "loop").symlink_to(allowed / "loop")
+    (allowed / "out").symlink_to(tmp_path / "outside")
+    (allowed / "sneaky").symlink_to("loop/../out")  # realpath alone stops at the loop
+    scope = PathScope([str(allowed)], [])
+    assert entries(allowed, scope) == ["in.txt"]
+
+
 def test_symlink_into_a_denied_directory_skipped(tmp_path: Path) -> None:
     write_tree(tmp_path, {"private/key.txt": "", "pub/": ""})
     (tmp_path / "pub" / "door").symlink_to(tmp_path / "private")
