@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from wcmatch import glob
 
 from boris.errors import Code, ToolFailure
+from boris.globmatch import compile_glob
 from boris.patterns import GLOB_FLAGS
 
 
@@ -21,6 +22,22 @@ def is_within(path: str, directory: str) -> bool:
         return True
     prefix = directory if directory.endswith(os.sep) else directory + os.sep
     return path.startswith(prefix)
+
+
+def _fully_resolved(path: str) -> str:
+    """``os.path.realpath`` until nothing changes.
+
+    At a symlink loop realpath gives up and returns the rest of the path unresolved
+    and normalised: ``loop/../link`` comes back as ``.../link``, which may itself be a
+    link leading out of the allowed directories. Resolving again follows it.
+    """
+    resolved = os.path.realpath(path)
+    for _ in range(40):  # the kernel's own limit on links in one lookup
+        again = os.path.realpath(resolved)
+        if again == resolved:
+            break
+        resolved = again
+    return resolved
 
 
 def _ancestors_and_self(path: str) -> list[str]:
@@ -47,6 +64,13 @@ class PathScope:
         anchored = [p if p.startswith(("/", "**")) else f"**/{p}" for p in self.deny_patterns]
         self._deny = glob.compile(anchored, flags=GLOB_FLAGS) if anchored else None
         self._each = [glob.compile(p, flags=GLOB_FLAGS) for p in anchored]
+        # Walks ask about every entry. Most patterns are "**/<name glob>", which match a
+        # path exactly when its last component matches the name glob: test those on
+        # the name with plain regular expressions, the rest with wcmatch.
+        by_name = [p[3:] for p in anchored if _is_name_pattern(p)]
+        by_path = [p for p in anchored if not _is_name_pattern(p)]
+        self._name_checks = [compile_glob(p) for p in by_name]
+        self._path_deny = glob.compile(by_path, flags=GLOB_FLAGS) if by_path else None
 
     def resolve(self, path: str, cwd: str) -> str:
         """Absolute, symlink-resolved form of ``path`` (relative to ``cwd``), if in scope.
@@ -58,7 +82,7 @@ class PathScope:
             raise ToolFailure(Code.INVALID_INPUT, "path: must not be empty")
         if "\0" in path:
             raise ToolFailure(Code.INVALID_INPUT, "path: must not contain a NUL character")
-        resolved = os.path.realpath(os.path.join(cwd, path))
+        resolved = _fully_resolved(os.path.join(cwd, path))
         self.check(resolved)
         return resolved
 
@@ -93,4 +117,19 @@ class PathScope:
 
         Directory walks call this per entry: the ancestors were checked on the way down.
         """
-        return self._deny is not None and bool(self._deny.match(path))
+        if self._deny is None:
+            return False
+        name = path.rpartition("/")[2]
+        if not name:  # "/" or a trailing slash: leave it to wcmatch
+            return bool(self._deny.match(path))
+        if any(check(name) for check in self._name_checks):
+            return True
+        return self._path_deny is not None and bool(self._path_deny.match(path))
+
+
+def _is_name_pattern(pattern: str) -> bool:
+    """``**/`` followed by a glob of one path component."""
+    if not pattern.startswith("**/"):
+        return False
+    rest = pattern[3:]
+    return bool(rest) and "/" not in rest and not rest.startswith("**")

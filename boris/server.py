@@ -19,7 +19,7 @@ import mcp_types
 from fastmcp import FastMCP
 from fastmcp.exceptions import NotFoundError, ValidationError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
-from fastmcp.tools.base import ToolResult
+from fastmcp.tools.base import Tool, ToolResult
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import ValidationError as PydanticValidationError
 from starlette.middleware import Middleware as ASGIMiddleware
@@ -94,7 +94,7 @@ def build_server(settings: Settings, shell: str | None = None) -> FastMCP[Any]:
     for name in enabled_tools(settings.anthropic_compat, set(settings.disable_tools)):
         module = importlib.import_module(f"boris.tools.{_TOOL_MODULES[name]}")
         definition: ToolDef = module.definition(settings)
-        mcp.tool(
+        tool = Tool.from_function(
             definition.fn,
             name=name,
             description=definition.description,
@@ -105,12 +105,26 @@ def build_server(settings: Settings, shell: str | None = None) -> FastMCP[Any]:
                 destructive_hint=not definition.read_only,
             ),
         )
+        _hide_arguments(tool, definition.hidden_arguments)
+        mcp.add_tool(tool)
 
     @mcp.custom_route("/health", methods=["GET"])
     async def health(request: Request) -> JSONResponse:
         return JSONResponse({"status": "ok"})
 
     return mcp
+
+
+def _hide_arguments(tool: Tool, names: tuple[str, ...]) -> None:
+    """Drop accepted-but-unadvertised parameters from the schema clients see.
+
+    Validation still goes by the function's signature, so the names keep working.
+    """
+    properties = tool.parameters.get("properties", {})
+    for hidden in names:
+        properties.pop(hidden, None)
+    if "required" in tool.parameters:
+        tool.parameters["required"] = [r for r in tool.parameters["required"] if r not in names]
 
 
 class ArgumentErrors(Middleware):

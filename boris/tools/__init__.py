@@ -20,6 +20,9 @@ class ToolDef:
     title: str
     read_only: bool
     description: str
+    #: Parameters ``fn`` accepts but the schema does not show: another mode's names
+    #: for the same arguments, so a client using either set is understood.
+    hidden_arguments: tuple[str, ...] = ()
 
 
 #: Tools registered in the default mode, in tools/list order.

@@ -1,20 +1,156 @@
-"""The glob tool (not implemented yet)."""
+"""The glob tool: find files and directories by name pattern, newest first."""
 
 from __future__ import annotations
 
+import os
+from typing import Annotated
+
 from fastmcp.dependencies import Depends
+from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
 
 from boris.errors import Code, ToolFailure
+from boris.pathscope import PathScope
+from boris.patterns import pattern_problem
 from boris.session import Session, current_session
 from boris.settings import Settings
 from boris.tools import ToolDef
 
+#: Longer output is cut at a line boundary, with a note saying so.
+OUTPUT_LIMIT = 30000
 
-def glob(path: str, session: Session = Depends(current_session)) -> str:
-    raise ToolFailure(Code.INVALID_INPUT, "not implemented yet")
+NOTHING_FOUND = "No files found"
+
+KINDS = ("file", "directory")
+
+DESCRIPTION = """\
+Find files and directories whose path matches a glob pattern.
+
+Syntax: * (any characters but /), ** (any number of directories), ?, {a,b}, [abc], \
+[a-z], [!abc]. The pattern is matched against each path relative to the search \
+directory and against each name, so "*.py" finds Python files at any depth and \
+"src/**/test_*.py" only those under src. Results are relative paths, newest first, \
+one per line; .git, node_modules and gitignored entries are skipped, other hidden \
+files are included, symlinked directories are listed but not entered. type limits \
+results to files or directories. Nothing found gives "No files found"."""
+
+COMPAT_DESCRIPTION = """\
+- Fast file pattern matching tool that works with any codebase size
+- Supports glob patterns like "**/*.js" or "src/**/*.ts"
+- Returns matching file paths sorted by modification time, newest first
+- Use this tool when you need to find files by name patterns
+- Skips .git, node_modules and files ignored by .gitignore
+- Output is capped at 30000 characters"""
+
+_PATTERN = 'The glob pattern to match files against (e.g. "**/*.py", "*.{ts,tsx}").'
+_PATH = "The directory to search in. Defaults to the current working directory."
+_TYPE = 'Only return "file"s or only "directory"s. Default: both.'
+
+
+def glob(
+    pattern: Annotated[str, Field(description=_PATTERN)],
+    path: Annotated[str | SkipJsonSchema[None], Field(description=_PATH)] = None,
+    type: Annotated[str | SkipJsonSchema[None], Field(description=_TYPE)] = None,
+    session: Session = Depends(current_session),
+) -> str:
+    return find(session, pattern, path, type)
+
+
+def glob_compat(
+    pattern: Annotated[str, Field(description=_PATTERN)],
+    path: Annotated[
+        str | SkipJsonSchema[None],
+        Field(
+            description="The directory to search in. If not specified, the current working "
+            "directory is used. Omit it rather than passing null or an empty string."
+        ),
+    ] = None,
+    type: str | None = None,  # accepted, not shown: the compat schema has pattern and path
+    session: Session = Depends(current_session),
+) -> str:
+    return find(session, pattern, path, type)
+
+
+def find(session: Session, pattern: str, path: str | None, kind: str | None) -> str:
+    """Validate a glob call and run it."""
+    if not pattern:
+        raise ToolFailure(Code.INVALID_INPUT, "pattern: must not be empty")
+    problem = pattern_problem(pattern)
+    if problem:
+        raise ToolFailure(Code.GLOB_INVALID_PATTERN, f'{problem} in "{pattern}"')
+    if kind is not None and kind not in KINDS:
+        raise ToolFailure(
+            Code.GLOB_INVALID_TYPE, f'invalid type "{kind}"; use "file" or "directory"'
+        )
+    from boris.globmatch import GlobError
+
+    # The cwd too is checked: bash may have left it outside the allowed directories.
+    root = session.resolve("." if path is None else path)
+    if not os.path.isdir(root):
+        return NOTHING_FOUND
+    try:
+        paths = matching_paths(root, pattern, kind, session.scope)
+    except GlobError as exc:
+        raise ToolFailure(Code.GLOB_INVALID_PATTERN, f'{exc} in "{pattern}"') from None
+    return render(paths)
+
+
+def matching_paths(root: str, pattern: str, kind: str | None, scope: PathScope) -> list[str]:
+    """Relative paths below ``root`` matching ``pattern``, newest first (ties in walk order)."""
+    from boris.search import compile_include
+    from boris.walk import printable, walk
+
+    match, has_slash = compile_include(pattern)
+    absolute = pattern.startswith("/")
+    want_dirs = kind != "file"
+    want_files = kind != "directory"
+    hits: list[tuple[int, int, str]] = []
+    # Without a "/" only the name can match: let the walk filter by name.
+    by_name = not (absolute or has_slash)
+    for rel, is_dir, entry in walk(
+        root, scope, follow_symlinks=False, names=match if by_name else None
+    ):
+        if not (want_dirs if is_dir else want_files):
+            continue
+        if not by_name and not (
+            match(os.path.join(root, rel)) if absolute else match(rel) or match(entry.name)
+        ):
+            continue
+        try:
+            mtime = entry.stat().st_mtime_ns
+        except OSError:
+            continue  # vanished meanwhile
+        hits.append((-mtime, len(hits), rel))
+    hits.sort()  # newest first; equal times keep walk order
+    return [printable(rel) for _, _, rel in hits]
+
+
+def render(paths: list[str]) -> str:
+    if not paths:
+        return NOTHING_FOUND
+    text = "\n".join(paths)
+    if len(text) <= OUTPUT_LIMIT:
+        return text
+    shown: list[str] = []
+    size = 0
+    for item in paths:
+        size += len(item) + 1
+        if size > OUTPUT_LIMIT:
+            break
+        shown.append(item)
+    return (
+        "\n".join(shown) + f"\n\n[Truncated: {len(paths)} paths matched ({len(text)} "
+        f"characters), showing the first {len(shown)}. Use a more specific pattern or path.]"
+    )
 
 
 def definition(settings: Settings) -> ToolDef:
-    return ToolDef(
-        fn=glob, title="Find files by name", description="Find files by name.", read_only=True
-    )
+    if settings.anthropic_compat:
+        return ToolDef(
+            fn=glob_compat,
+            title="Find files by name",
+            read_only=True,
+            description=COMPAT_DESCRIPTION,
+            hidden_arguments=("type",),
+        )
+    return ToolDef(fn=glob, title="Find files by name", read_only=True, description=DESCRIPTION)

@@ -1,0 +1,420 @@
+"""Searching one file: RE2 over its whole buffer, matches mapped to lines afterwards.
+
+Semantics are those of a line-by-line grep in Go's regexp dialect: a line matches when
+the pattern matches inside it (``^``/``$`` at its ends, never across its newline). Doing
+that one line at a time costs a call per line; instead each file is read as bytes in
+one go and searched whole with RE2, compiled so it can never match a newline
+(``never_nl``) and with ``^``/``$`` at line boundaries (``(?m)``). Only files that
+match pay for turning offsets into line numbers. As in Go's line scanner a line's
+ending ``\\r\\n`` is a line end (the ``\\r`` is not part of the line), so such files are
+searched with their ``\\r`` before ``\\n`` removed. The few patterns whose meaning depends
+on seeing one line alone (``\\A``, ``\\z``) are run line by line.
+
+``multiline`` searches the whole file as it is with ``(?s)``; every line a match
+touches is a match line.
+
+This module imports nothing of the server: worker processes (boris.searchpool) load it
+to search files in parallel.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+#: A file with a NUL byte in its first 512 bytes is binary and never searched.
+BINARY_SNIFF = 512
+
+#: The first read of every file: enough for the binary sniff and for small files, and
+#: no more, since a good part of a tree can be binaries (compiled files, libraries)
+#: that are never searched.
+_FIRST_READ = 1 << 12
+
+#: The second read, for a text file longer than the first: most source files end in it.
+_SECOND_READ = 1 << 16
+
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
+
+
+class PatternError(ValueError):
+    """The regular expression does not compile; the message is RE2's."""
+
+
+# --- the pattern -------------------------------------------------------------------
+
+
+class Matcher:
+    """A compiled grep pattern and how it finds match lines in a file's bytes."""
+
+    def __init__(self, pattern: str, *, case_insensitive: bool, multiline: bool) -> None:
+        import re2
+
+        # The extension's RE2 class itself, not the re-like wrapper around it: its Match
+        # takes any buffer and returns plain spans, with none of the wrapper's per-call
+        # generator and match objects (the count loop calls it once per match line).
+        compile_regex = re2._re2.RE2
+        options = re2.Options()
+        options.log_errors = False
+        options.never_capture = True  # the span of the whole match is all grep needs
+        options.case_sensitive = not case_insensitive
+        source = pattern.encode()
+        # Compiled as written first, so an error message quotes the user's pattern.
+        checked = compile_regex(source, options)
+        if not checked.ok():
+            raise PatternError(checked.error().decode("utf-8", "replace"))
+        self.multiline = multiline
+        self._anchor = re2._re2.RE2.Anchor.UNANCHORED
+        if multiline:
+            options.dot_nl = True
+            self._regex: Any = compile_regex(source, options)
+            self._one_line: Any = None
+            self._per_line = False
+        else:
+            options.never_nl = True
+            self._regex = compile_regex(b"(?m)" + source, options)
+            self._one_line = compile_regex(source, options)
+            # \A and \z mean the ends of the line; on a whole buffer, of the file.
+            self._per_line = "\\A" in pattern or "\\z" in pattern
+        self._cr_blind = multiline or cannot_see_carriage_return(pattern)
+
+    def prepare(self, data: bytes) -> bytes:
+        """A file's bytes as the matching methods take them: without the ``\\r`` of
+        ``\\r\\n`` line ends (and of a final ``\\r``) unless in multiline mode, or
+        unless the pattern cannot tell whether such a ``\\r`` is there."""
+        if self._cr_blind or b"\r" not in data:
+            return data
+        data = data.replace(b"\r\n", b"\n")
+        # A final "\r" ends the last line like a newline would.
+        return data[:-1] + b"\n" if data.endswith(b"\r") else data
+
+    def matches(self, data: bytes) -> bool:
+        """Whether any line of ``data`` matches."""
+        if self._per_line:
+            return next(self._lines_one_by_one(data), None) is not None
+        start = self._regex.Match(self._anchor, data, 0, len(data))[0][0]
+        return start >= 0 and not _is_past_last_line(data, start)
+
+    def count(self, data: bytes) -> int:
+        """The number of match lines in ``data`` (the hot loop of count mode)."""
+        if self.multiline or self._per_line:
+            return sum(1 for _ in self.lines(data))
+        match, anchor, find, size = self._regex.Match, self._anchor, data.find, len(data)
+        pos = count = 0
+        while True:
+            start = match(anchor, data, pos, size)[0][0]
+            if start < 0:
+                return count
+            end = find(b"\n", start)
+            if end < 0:  # on the last line, which has no newline, unless past the end
+                return count + (0 if _is_past_last_line(data, start) else 1)
+            count += 1
+            pos = end + 1
+
+    def lines(self, data: bytes) -> Iterator[tuple[int, int]]:
+        """``(start, end)`` byte offsets of each match line (without its newline), in
+        order, each once."""
+        if self.multiline:
+            return self._spanned_lines(data)
+        if self._per_line:
+            return self._lines_one_by_one(data)
+        return self._lines_whole_buffer(data)
+
+    def _lines_whole_buffer(self, data: bytes) -> Iterator[tuple[int, int]]:
+        match, anchor, size = self._regex.Match, self._anchor, len(data)
+        pos = 0
+        while pos <= size:
+            start = match(anchor, data, pos, size)[0][0]
+            if start < 0 or _is_past_last_line(data, start):
+                return
+            line_start = data.rfind(b"\n", pos, start) + 1 or pos
+            line_end = data.find(b"\n", start, size)
+            if line_end < 0:
+                line_end = size
+            yield line_start, line_end
+            pos = line_end + 1
+
+    def _lines_one_by_one(self, data: bytes) -> Iterator[tuple[int, int]]:
+        match, anchor = self._one_line.Match, self._anchor
+        view = memoryview(data)
+        for start, end in _all_lines(data):
+            # A line alone, so that \A and \z see its ends.
+            if match(anchor, view[start:end], 0, end - start)[0][0] >= 0:
+                yield start, end
+
+    def _spanned_lines(self, data: bytes) -> Iterator[tuple[int, int]]:
+        match, anchor, size = self._regex.Match, self._anchor, len(data)
+        pos = 0
+        last_start = last_end = -1  # the last line yielded
+        while pos <= size:
+            start, end = match(anchor, data, pos, size)[0]
+            if start < 0 or _is_past_last_line(data, start):
+                return
+            if start <= last_end:  # begins on the line the previous match ended on
+                line_start = last_start
+            else:  # the search stops at the newline ending the last line yielded
+                line_start = data.rfind(b"\n", max(last_end, 0), start) + 1
+            last = max(start, end - 1)
+            while line_start <= last:
+                line_end = data.find(b"\n", line_start, size)
+                if line_end < 0:
+                    line_end = size
+                if line_end > last_end:
+                    yield line_start, line_end
+                    last_start, last_end = line_start, line_end
+                line_start = line_end + 1
+            pos = end if end > start else end + 1
+
+
+#: Escapes that match neither a carriage return nor an end of line, in and outside
+#: a character class.
+_BLIND_ESCAPES = frozenset("wdbBA")
+_BLIND_CLASS_ESCAPES = frozenset("wd")
+
+
+def cannot_see_carriage_return(pattern: str) -> bool:
+    """Whether ``pattern`` surely matches a line the same with or without a ``\\r``
+    at its end: it has no ``$`` and nothing that can match a ``\\r`` (``.``, ``\\s``,
+    negated classes, control characters, most escapes). Such patterns are run on
+    CRLF files as they are, sparing a scan and a copy of every file.
+
+    Conservative: anything it does not recognise counts as seeing the ``\\r``.
+    """
+    if "\\Q" in pattern:
+        return False  # quoted text would need its own parsing
+    in_class = False
+    i, n = 0, len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch < " ":
+            return False  # a literal control character, maybe "\r" itself
+        if ch == "\\":
+            escaped = pattern[i + 1] if i + 1 < n else ""
+            allowed = _BLIND_CLASS_ESCAPES if in_class else _BLIND_ESCAPES
+            punctuation = " " < escaped < "\x7f" and not escaped.isalnum()
+            if not (escaped in allowed or punctuation):
+                return False
+            i += 2
+            continue
+        if in_class:
+            if ch == "]":
+                in_class = False
+            elif pattern.startswith("[:", i):
+                return False  # a POSIX class such as [:space:]
+        elif ch in "$.":
+            return False
+        elif ch == "[":
+            if pattern.startswith(("[^", "[]"), i):
+                return False
+            in_class = True
+        i += 1
+    return True
+
+
+def _is_past_last_line(data: bytes, offset: int) -> bool:
+    # A file ending in "\n" has no line after it (an empty one has none at all): an
+    # empty match there is not on a line.
+    return offset == len(data) and (offset == 0 or data[offset - 1] == 10)
+
+
+def _all_lines(data: bytes) -> Iterator[tuple[int, int]]:
+    size, start = len(data), 0
+    while start < size:
+        end = data.find(b"\n", start)
+        if end < 0:
+            end = size
+        yield start, end
+        start = end + 1
+
+
+# --- reading files -----------------------------------------------------------------
+
+
+def read_text_file(path: str, max_size: int) -> bytes | None:
+    """The bytes of a regular text file of at most ``max_size`` bytes; None for a file
+    grep skips (binary, too large, empty, not a regular file, unreadable).
+
+    Small files take one read, most others two; only long files pay for a stat.
+    """
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError:
+        return None
+    try:
+        data = os.read(fd, _FIRST_READ)
+        if not data or data.find(b"\0", 0, BINARY_SNIFF) >= 0:
+            return None
+        if len(data) == _FIRST_READ:
+            more = os.read(fd, _SECOND_READ)
+            data += more
+            if len(more) == _SECOND_READ:
+                info = os.fstat(fd)
+                if not stat.S_ISREG(info.st_mode) or info.st_size > max_size:
+                    return None
+                data = _read_rest(fd, data, info.st_size)
+        return None if len(data) > max_size else data
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _read_rest(fd: int, head: bytes, size: int) -> bytes:
+    parts = [head]
+    have = len(head)
+    while have < size:
+        chunk = os.read(fd, size - have)
+        if not chunk:
+            break
+        parts.append(chunk)
+        have += len(chunk)
+    return b"".join(parts)
+
+
+# --- one file, one task -------------------------------------------------------------
+
+#: The output modes; the first is the default.
+OUTPUT_MODES = ("files_with_matches", "content", "count")
+
+
+@dataclass(frozen=True)
+class FileTask:
+    """What to do with each file of a search, as plain data: it travels to worker
+    processes, which compile the pattern themselves."""
+
+    pattern: str
+    case_insensitive: bool
+    multiline: bool
+    output_mode: str
+    max_size: int
+    line_numbers: bool = True
+    before: int = 0
+    after: int = 0
+    #: content mode: the most output lines a file needs to give (None: all).
+    budget: int | None = None
+
+    def matcher(self) -> Matcher:
+        return compiled(self.pattern, self.case_insensitive, self.multiline)
+
+
+@functools.lru_cache(maxsize=32)
+def compiled(pattern: str, case_insensitive: bool, multiline: bool) -> Matcher:
+    """The Matcher of a pattern, compiled once per process."""
+    return Matcher(pattern, case_insensitive=case_insensitive, multiline=multiline)
+
+
+#: A file's result: its mtime (files_with_matches), its count of match lines (count)
+#: or its output lines (content); None when the file has no match or is skipped.
+Result = int | list[str] | None
+
+
+def search_file(task: FileTask, matcher: Matcher, label: str, path: str) -> Result:
+    """Read and search one file; ``label`` is how content lines name it."""
+    data = read_text_file(path, task.max_size)
+    if data is None:
+        return None
+    data = matcher.prepare(data)
+    mode = task.output_mode
+    if mode == "count":
+        return matcher.count(data) or None
+    if mode == "content":
+        return render_file(label, data, matcher, task) or None
+    if not matcher.matches(data):
+        return None
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None  # gone since it was read
+
+
+# --- content lines --------------------------------------------------------------------
+
+
+def render_file(label: str, data: bytes, matcher: Matcher, task: FileTask) -> list[str]:
+    """A file's output lines: match lines and context, ``--`` between groups that do
+    not touch (never before the first: the caller separates files).
+
+    With a budget only enough match lines are found to fill it: one more than the
+    budget decides whether the last group merges with the next.
+    """
+    before, after, budget = task.before, task.after, task.budget
+    with_context = before > 0 or after > 0
+    numbered = task.line_numbers
+    lines = _Lines(data)
+    out: list[str] = []
+    emitted = -1  # number of the last line emitted (0-based), -1 before the first
+    after_until = -1  # after-context of the previous match runs to this line
+
+    def emit(number: int, span: tuple[int, int], mark: str) -> None:
+        text = _line_text(data, *span)
+        if numbered:
+            out.append(f"{label}{mark}{number + 1}{mark}{text}")
+        else:
+            out.append(f"{label}{mark}{text}")
+
+    for found, (start, end) in enumerate(matcher.lines(data), 1):
+        number = lines.number_at(start)
+        # The previous match's after-context, up to this match.
+        while emitted < min(after_until, number - 1):
+            emitted += 1
+            emit(emitted, lines.span(emitted), "-")
+        first = max(number - before, emitted + 1, 0)
+        if with_context and emitted >= 0 and first > emitted + 1:
+            out.append("--")
+        for context_line in range(first, number):
+            emit(context_line, lines.span(context_line), "-")
+        emit(number, (start, end), ":")
+        emitted = number
+        after_until = number + after
+        if budget is not None and found > budget:
+            break
+    while emitted < after_until and lines.exists(emitted + 1):
+        emitted += 1
+        emit(emitted, lines.span(emitted), "-")
+    return out
+
+
+def _line_text(data: bytes, start: int, end: int) -> str:
+    if end > start and data[end - 1] == 13:  # CRLF: the "\r" is part of the line end
+        end -= 1
+    return data[start:end].decode("utf-8", "replace")
+
+
+class _Lines:
+    """Line numbers and spans of one buffer, found on demand from a cursor.
+
+    Rendering moves forward through the file (with short steps back for
+    before-context), so each lookup scans only the bytes near the previous one.
+    """
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.size = len(data)
+        self.number = 0  # the cursor: a line's number and start offset
+        self.start = 0
+
+    def number_at(self, line_start: int) -> int:
+        """Number of the line starting at ``line_start``, at or after the cursor."""
+        self.number += self.data.count(b"\n", self.start, line_start)
+        self.start = line_start
+        return self.number
+
+    def span(self, number: int) -> tuple[int, int]:
+        """Start and end offsets (newline excluded) of line ``number``, which exists."""
+        data = self.data
+        while number > self.number:
+            self.start = data.find(b"\n", self.start) + 1
+            self.number += 1
+        while number < self.number:
+            self.start = data.rfind(b"\n", 0, self.start - 1) + 1
+            self.number -= 1
+        end = data.find(b"\n", self.start)
+        return self.start, self.size if end < 0 else end
+
+    def exists(self, number: int) -> bool:
+        """Whether the file has a line ``number`` (one past the last existing line at most)."""
+        end = self.span(number - 1)[1]
+        return end + 1 < self.size

@@ -1,0 +1,314 @@
+"""Worker processes that read and search files for large greps, one per CPU core.
+
+Threads cannot spread grep over cores: between the system calls and RE2 calls that
+release the GIL, the per-file work is Python, and two threads hand the GIL back and
+forth so often that they are slower than one (measured on the benchmark tree: 1.3 s
+with two threads against 0.6 s with one). Processes are not bound by the GIL.
+
+The server process still walks the tree (scope checks and .gitignore rules stay in
+one place) and sends the paths in chunks to the workers, which run
+:func:`boris.matching.search_file` on each and send back the results; the server reads
+them in order, so the output is the same as a search done in one process. Workers are
+started on the first search that needs them, serve one search at a time, and exit
+when their stdin closes, which happens at the latest when the server exits, however
+it exits. A worker that fails is dropped and its chunk searched in the server.
+
+Messages are length-prefixed pickles over the worker's stdin and stdout pipes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import struct
+import subprocess
+import sys
+import threading
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import IO
+
+from boris.matching import FileTask, Result, search_file
+
+#: Files per message. Small enough that a queued request always fits in a pipe buffer
+#: (so sending never waits on a worker that is itself waiting to send a reply).
+CHUNK_FILES = 128
+CHUNK_BYTES = 32 * 1024
+
+#: Requests in flight per worker: the next chunk is waiting when one is done.
+IN_FLIGHT = 2
+
+_HEADER = struct.Struct("<I")
+
+_WORKER_CODE = "from boris.searchpool import serve; serve()"
+
+
+def worker_count() -> int:
+    """Workers worth starting here: one per usable core, none on a single core."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return 0 if cores < 2 else min(cores, 8)
+
+
+# --- the worker side ----------------------------------------------------------------------
+
+
+def serve() -> None:
+    """A worker's loop: read a request, search its files, write the results, until EOF."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is for the server
+    requests, replies = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # the pipe carries messages only
+    try:
+        while (message := _read_message(requests)) is not None:
+            task, chunk = pickle.loads(message)
+            matcher = task.matcher()
+            results = []
+            for index, (label, path) in enumerate(chunk):
+                result = search_file(task, matcher, label, path)
+                if result is not None:
+                    results.append((index, result))
+            _write_message(replies, pickle.dumps(results, pickle.HIGHEST_PROTOCOL))
+    except (BrokenPipeError, KeyboardInterrupt):
+        pass  # the server went away
+
+
+def _read_message(stream: IO[bytes]) -> bytes | None:
+    header = stream.read(_HEADER.size)
+    if len(header) < _HEADER.size:
+        return None
+    (size,) = _HEADER.unpack(header)
+    body = stream.read(size)
+    return body if len(body) == size else None
+
+
+def _write_message(stream: IO[bytes], body: bytes) -> None:
+    stream.write(_HEADER.pack(len(body)))
+    stream.write(body)
+    stream.flush()
+
+
+# --- the server side ----------------------------------------------------------------------
+
+
+class WorkerGone(Exception):
+    pass
+
+
+@dataclass(eq=False)
+class Worker:
+    proc: subprocess.Popen[bytes]
+    answered: bool = False  # has it ever sent a reply?
+
+    @classmethod
+    def start(cls) -> Worker:
+        env = dict(os.environ)
+        # Whatever this process can import (a venv, an unpacked zipapp), so can the worker.
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        proc = subprocess.Popen(
+            [sys.executable, "-P", "-c", _WORKER_CODE],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+        )
+        return cls(proc)
+
+    def send(self, task: FileTask, chunk: list[tuple[str, str]]) -> None:
+        assert self.proc.stdin is not None
+        try:
+            _write_message(self.proc.stdin, pickle.dumps((task, chunk), pickle.HIGHEST_PROTOCOL))
+        except (OSError, ValueError) as exc:  # ValueError: the pipe was closed already
+            raise WorkerGone from exc
+
+    def receive(self) -> list[tuple[int, Result]]:
+        assert self.proc.stdout is not None
+        try:
+            message = _read_message(self.proc.stdout)
+        except (OSError, ValueError) as exc:
+            raise WorkerGone from exc
+        if message is None:
+            raise WorkerGone
+        results: list[tuple[int, Result]] = pickle.loads(message)
+        self.answered = True
+        return results
+
+    def stop(self) -> None:
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):  # a dead worker's pipe
+                    stream.close()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@dataclass(eq=False)
+class Pool:
+    """Worker processes shared by the searches of one server."""
+
+    size: int
+    _idle: list[Worker] = field(default_factory=list)
+    _started: int = 0
+    _broken: bool = False
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def checkout(self) -> list[Worker]:
+        """Every idle worker, starting missing ones; empty if none can be had."""
+        with self._lock:
+            if self._broken:
+                return []
+            workers, self._idle = self._idle, []
+            try:
+                while self._started < self.size:
+                    workers.append(Worker.start())
+                    self._started += 1
+            except OSError:
+                self._broken = True
+            return workers
+
+    def release(self, workers: Iterable[Worker]) -> None:
+        with self._lock:
+            self._idle.extend(workers)
+
+    def drop(self, worker: Worker) -> None:
+        """Forget a worker that failed: the next search starts another, unless this one
+        never worked (workers cannot run here, say), which ends the pool's use."""
+        worker.stop()
+        with self._lock:
+            self._started -= 1
+            if not worker.answered:
+                self._broken = True
+
+    def close(self) -> None:
+        with self._lock:
+            workers, self._idle = self._idle, []
+        for worker in workers:
+            worker.stop()
+
+    def results(
+        self, task: FileTask, files: Iterator[tuple[str, str]]
+    ) -> Iterator[tuple[str, Result]]:
+        """``(label, result)`` for the files with a result, in the order of ``files``,
+        searched by the workers (in this process if there are none)."""
+        workers = self.checkout()
+        if not workers:
+            yield from search_here(task, files)
+            return
+        # Each entry: the worker, its chunk. Read back in the order sent.
+        pending: deque[tuple[Worker, list[tuple[str, str]]]] = deque()
+        alive: list[Worker] = list(workers)
+        chunks = _chunks(files)
+        try:
+            for worker in list(alive):
+                for _ in range(IN_FLIGHT):
+                    chunk = next(chunks, None)
+                    if chunk is None:
+                        break
+                    self._send(worker, task, chunk, pending, alive)
+            while pending:
+                worker, chunk = pending.popleft()
+                if worker in alive:
+                    try:
+                        found = worker.receive()
+                    except WorkerGone:
+                        self._lose(worker, alive)
+                        found = _search_chunk_here(task, chunk)
+                else:
+                    found = _search_chunk_here(task, chunk)
+                for index, result in found:
+                    yield chunk[index][0], result
+                refill = next(chunks, None)
+                if refill is not None:
+                    target = worker if worker in alive else (alive[0] if alive else None)
+                    if target is None:
+                        pending.append((worker, refill))  # searched here when its turn comes
+                    else:
+                        self._send(target, task, refill, pending, alive)
+        finally:
+            # Stopped early (a full page) or failed: collect the replies still owed,
+            # so that each worker goes back idle with nothing left in its pipe.
+            for worker, _ in pending:
+                if worker in alive:
+                    try:
+                        worker.receive()
+                    except WorkerGone:
+                        self._lose(worker, alive)
+            self.release(alive)
+
+    def _send(
+        self,
+        worker: Worker,
+        task: FileTask,
+        chunk: list[tuple[str, str]],
+        pending: deque[tuple[Worker, list[tuple[str, str]]]],
+        alive: list[Worker],
+    ) -> None:
+        if worker in alive:
+            try:
+                worker.send(task, chunk)
+            except WorkerGone:
+                self._lose(worker, alive)
+        pending.append((worker, chunk))  # a lost worker's chunks are searched here
+
+    def _lose(self, worker: Worker, alive: list[Worker]) -> None:
+        if worker in alive:
+            alive.remove(worker)
+            self.drop(worker)
+
+
+def search_here(task: FileTask, files: Iterable[tuple[str, str]]) -> Iterator[tuple[str, Result]]:
+    """The same results as :meth:`Pool.results`, computed in this process."""
+    matcher = task.matcher()
+    for label, path in files:
+        result = search_file(task, matcher, label, path)
+        if result is not None:
+            yield label, result
+
+
+def _search_chunk_here(task: FileTask, chunk: list[tuple[str, str]]) -> list[tuple[int, Result]]:
+    matcher = task.matcher()
+    found: list[tuple[int, Result]] = []
+    for index, (label, path) in enumerate(chunk):
+        result = search_file(task, matcher, label, path)
+        if result is not None:
+            found.append((index, result))
+    return found
+
+
+def _chunks(files: Iterator[tuple[str, str]]) -> Iterator[list[tuple[str, str]]]:
+    chunk: list[tuple[str, str]] = []
+    size = 0
+    for label, path in files:
+        chunk.append((label, path))
+        size += len(label) + len(path)
+        if len(chunk) >= CHUNK_FILES or size >= CHUNK_BYTES:
+            yield chunk
+            chunk, size = [], 0
+    if chunk:
+        yield chunk
+
+
+_shared: Pool | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_pool() -> Pool | None:
+    """The process-wide pool, None where workers would not help (a single core)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            size = worker_count()
+            if size == 0:
+                return None
+            _shared = Pool(size)
+            import atexit
+
+            atexit.register(_shared.close)
+        return _shared

@@ -1,0 +1,710 @@
+"""grep end to end (SPEC §5 "grep", §3, §4, §6): real servers, real clients, exact texts.
+
+One STDIO server serves the module (``--allow-dir`` its workdir, ``--deny-dir
+**/secrets``, ``--max-file-size 4KB``); each test searches its own subdirectory.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from fastmcp import Client
+
+from boris import matching
+from boris import search as engine
+from tests.support import (
+    error_text,
+    http_client,
+    http_server,
+    ok_text,
+    sdk_stdio_client,
+    stdio_client,
+    text_of,
+)
+from tests.trees import set_mtimes, write_tree
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("grep").resolve()
+
+
+@pytest.fixture(scope="module")
+def outside(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_tree(tmp_path_factory.mktemp("outside").resolve(), {"leak.txt": "needle\n"})
+
+
+@pytest.fixture(scope="module")
+async def client(workdir: Path) -> AsyncIterator[Client[Any]]:
+    flags = ["--allow-dir", str(workdir), "--deny-dir", "**/secrets", "--max-file-size", "4KB"]
+    async with stdio_client(*flags, workdir=workdir) as connected:
+        yield connected
+
+
+async def grep(client: Client[Any], **arguments: Any) -> str:
+    return ok_text(await client.call_tool("grep", arguments, raise_on_error=False))
+
+
+async def grep_error(client: Client[Any], **arguments: Any) -> str:
+    return error_text(await client.call_tool("grep", arguments, raise_on_error=False))
+
+
+CODE = {
+    "main.py": "import os\nimport sys\n\n\ndef main():\n    return os.getcwd()\n",
+    "lib/util.py": "def helper():\n    pass\n\n\nimport os.path\n",
+    "lib/notes.md": "# Notes\nimport os is mentioned here\n",
+    "web/app.ts": "import fs from 'fs'\n",
+}
+
+
+# --- output modes ------------------------------------------------------------------
+
+
+async def test_files_with_matches_newest_first(client: Client[Any], workdir: Path) -> None:
+    root = write_tree(workdir / "newest", CODE)
+    set_mtimes(root, ["lib/notes.md", "main.py", "lib/util.py"])  # util.py is the newest
+    text = await grep(client, pattern="import os", path="newest")
+    assert text == "lib/util.py\nmain.py\nlib/notes.md"
+
+
+async def test_content_mode_with_and_without_line_numbers(
+    client: Client[Any], workdir: Path
+) -> None:
+    write_tree(workdir / "content", CODE)
+    text = await grep(client, pattern="os", path="content", output_mode="content")
+    assert text == (
+        "lib/notes.md:2:import os is mentioned here\n"
+        "lib/util.py:5:import os.path\n"
+        "main.py:1:import os\n"
+        "main.py:6:    return os.getcwd()"
+    )
+    plain = await grep(
+        client, pattern="os", path="content", output_mode="content", line_numbers=False
+    )
+    assert plain == (
+        "lib/notes.md:import os is mentioned here\n"
+        "lib/util.py:import os.path\n"
+        "main.py:import os\n"
+        "main.py:    return os.getcwd()"
+    )
+
+
+async def test_count_mode_counts_lines_in_walk_order(client: Client[Any], workdir: Path) -> None:
+    write_tree(workdir / "count", {**CODE, "z.py": "os os os\nos\n"})
+    text = await grep(client, pattern="os", path="count", output_mode="count")
+    assert text == "lib/notes.md:1\nlib/util.py:1\nmain.py:2\nz.py:2"
+
+
+async def test_no_match_is_an_empty_result(client: Client[Any], workdir: Path) -> None:
+    write_tree(workdir / "nomatch", CODE)
+    for mode in ("files_with_matches", "content", "count"):
+        assert await grep(client, pattern="absent_text", path="nomatch", output_mode=mode) == ""
+
+
+# --- context -----------------------------------------------------------------------
+
+NUMBERS = "".join(f"line {n}\n" for n in range(1, 21))
+
+
+async def test_context_groups_merge_and_separate(client: Client[Any], workdir: Path) -> None:
+    write_tree(workdir / "ctx", {"n.txt": NUMBERS})
+    # Matches on 3, 5 (overlapping context: one group) and 12 (a separate group).
+    text = await grep(
+        client, pattern=r"^line (3|5|12)$", path="ctx", output_mode="content", context=1
+    )
+    assert text == (
+        "n.txt-2-line 2\n"
+        "n.txt:3:line 3\n"
+        "n.txt-4-line 4\n"
+        "n.txt:5:line 5\n"
+        "n.txt-6-line 6\n"
+        "--\n"
+        "n.txt-11-line 11\n"
+        "n.txt:12:line 12\n"
+        "n.txt-13-line 13"
+    )
+
+
+async def test_context_before_and_after_separately(client: Client[Any], workdir: Path) -> None:
+    write_tree(workdir / "ctx2", {"n.txt": NUMBERS})
+    before = await grep(
+        client, pattern="line 10$", path="ctx2", output_mode="content", context_before=2
+    )
+    assert before == "n.txt-8-line 8\nn.txt-9-line 9\nn.txt:10:line 10"
+    after = await grep(
+        client, pattern="line 19$", path="ctx2", output_mode="content", context_after=3
+    )
+    assert after == "n.txt:19:line 19\nn.txt-20-line 20"  # clamped at the end of the file
+    first = await grep(
+        client, pattern="line 1$", path="ctx2", output_mode="content", context_before=3
+    )
+    assert first == "n.txt:1:line 1"  # clamped at the start
+
+
+async def test_adjacent_groups_need_no_separator(client: Client[Any], workdir: Path) -> None:
+    write_tree(workdir / "adjacent", {"n.txt": NUMBERS})
+    # Line 2's after-context ends at 3, line 5's before-context starts at 4: contiguous.
+    text = await grep(
+        client, pattern="^line [25]$", path="adjacent", output_mode="content", context=1
+    )
+    assert text == (
+        "n.txt-1-line 1\n"
+        "n.txt:2:line 2\n"
+        "n.txt-3-line 3\n"
+        "n.txt-4-line 4\n"
+        "n.txt:5:line 5\n"
+        "n.txt-6-line 6"
+    )
+
+
+async def test_separator_between_files_and_without_numbers(
+    client: Client[Any], workdir: Path
+) -> None:
+    write_tree(workdir / "ctxfiles", {"a.txt": "x\nhit\ny\n", "b.txt": "hit\nz\n"})
+    text = await grep(
+        client,
+        pattern="hit",
+        path="ctxfiles",
+        output_mode="content",
+        context=1,
+        line_numbers=False,
+    )
+    assert text == "a.txt-x\na.txt:hit\na.txt-y\n--\nb.txt:hit\nb.txt-z"
+
+
+async def test_context_ignored_in_other_modes(client: Client[Any], workdir: Path) -> None:
+    write_tree(workdir / "ctxother", {"n.txt": NUMBERS})
+    assert await grep(client, pattern="line 5$", path="ctxother", context=3) == "n.txt"
+    counted = await grep(client, pattern="line 5$", path="ctxother", context=3, output_mode="count")
+    assert counted == "n.txt:1"
+
+
+# --- pagination --------------------------------------------------------------------
+
+
+async def test_head_limit_and_offset_in_each_mode(client: Client[Any], workdir: Path) -> None:
+    root = write_tree(workdir / "pages", {f"f{n}.txt": "hit\nhit\n" for n in range(1, 6)})
+    set_mtimes(root, [f"f{n}.txt" for n in range(1, 6)])  # f5 newest
+    files = await grep(client, pattern="hit", path="pages", head_limit=2, offset=1)
+    assert files == "f4.txt\nf3.txt"
+    counts = await grep(client, pattern="hit", path="pages", output_mode="count", head_limit=2)
+    assert counts == "f1.txt:2\nf2.txt:2"
+    lines = await grep(
+        client, pattern="hit", path="pages", output_mode="content", head_limit=3, offset=2
+    )
+    assert lines == "f2.txt:1:hit\nf2.txt:2:hit\nf3.txt:1:hit"
+    assert await grep(client, pattern="hit", path="pages", offset=50) == ""
+    unlimited = await grep(client, pattern="hit", path="pages", output_mode="count", head_limit=0)
+    assert len(unlimited.splitlines()) == 5
+
+
+async def test_pagination_counts_context_and_separator_lines(
+    client: Client[Any], workdir: Path
+) -> None:
+    write_tree(workdir / "pagectx", {"n.txt": NUMBERS})
+    text = await grep(
+        client,
+        pattern="^line (3|9)$",
+        path="pagectx",
+        output_mode="content",
+        context=1,
+        offset=2,
+        head_limit=3,
+    )
+    assert text == "n.txt-4-line 4\n--\nn.txt-8-line 8"
+
+
+def test_head_limit_stops_reading_files_early() -> None:
+    # The engine pulls files from the walk lazily; with enough output it stops pulling.
+    pulled: list[str] = []
+
+    def files() -> Any:
+        for n in range(100):
+            pulled.append(f"f{n}")
+            yield f"f{n}", __file__  # this test file mentions "import" on several lines
+
+    for mode in ("content", "count"):
+        pulled.clear()
+        query = _query(pattern="import", output_mode=mode, head_limit=2)
+        lines = engine.search_files(files(), query)
+        assert len(lines) >= 2
+        assert len(pulled) <= 2, mode
+
+
+def _query(pattern: str, output_mode: str, head_limit: int) -> engine.Query:
+    task = matching.FileTask(
+        pattern, case_insensitive=False, multiline=False, output_mode=output_mode, max_size=1 << 20
+    )
+    return engine.Query(
+        task=task,
+        matcher=task.matcher(),
+        include=None,
+        include_has_slash=False,
+        suffixes=None,
+        head_limit=head_limit,
+        offset=0,
+    )
+
+
+# --- the pattern -------------------------------------------------------------------
+
+
+async def test_re2_dialect(client: Client[Any], workdir: Path) -> None:
+    write_tree(workdir / "dialect", {"a.txt": "id 42\nID 7\nname: x\n"})
+    numbers = await grep(client, pattern=r"\d+$", path="dialect", output_mode="count")
+    assert numbers == "a.txt:2"
+    named = await grep(client, pattern=r"(?P<key>\w+): x", path="dialect", output_mode="content")
+    assert named == "a.txt:3:name: x"
+    quoted = await grep(client, pattern=r"\Qname:\E", path="dialect", output_mode="count")
+    assert quoted == "a.txt:1"
+
+
+async def test_invalid_patterns(client: Client[Any], workdir: Path) -> None:
+    write_tree(workdir / "invalid", {"a.txt": "x\n"})
+    assert await grep_error(client, pattern="(", path="invalid") == (
+        '[GREP_INVALID_PATTERN] invalid regular expression "(": missing ): ('
+    )
+    # Backreferences and lookaround are not RE2 (nor Go): refused, not slow.
+    assert await grep_error(client, pattern=r"(a)\1", path="invalid") == (
+        '[GREP_INVALID_PATTERN] invalid regular expression "(a)\\1": invalid escape sequence: \\1'
+    )
+    lookahead = await grep_error(client, pattern="a(?=b)", path="invalid")
+    assert lookahead.startswith('[GREP_INVALID_PATTERN] invalid regular expression "a(?=b)": ')
+    assert await grep_error(client, pattern="") == "[INVALID_INPUT] pattern: must not be empty"
+
+
+async def test_case_insensitive(client: Client[Any], workdir: Path) -> None:
+    write_tree(workdir / "case", {"a.txt": "Hello\nhello\nHELLO\nbye\n"})
+    assert await grep(client, pattern="hello", path="case", output_mode="count") == "a.txt:1"
+    insensitive = await grep(
+        client, pattern="hello", path="case", output_mode="count", case_insensitive=True
+    )
+    assert insensitive == "a.txt:3"
+
+
+async def test_matches_never_span_lines_without_multiline(
+    client: Client[Any], workdir: Path
+) -> None:
+    write_tree(workdir / "oneline", {"a.txt": "alpha\nbeta\n", "b.txt": "alpha beta\n"})
+    # \s and [^x] would cross the newline in a whole-buffer search; per-line they cannot.
+    assert await grep(client, pattern=r"alpha\sbeta", path="oneline") == "b.txt"
+    assert await grep(client, pattern="alpha[^x]beta", path="oneline") == "b.txt"
+    anchored = await grep(client, pattern="^beta$", path="oneline", output_mode="content")
+    assert anchored == "a.txt:2:beta"
+
+
+async def test_multiline_spans_lines(client: Client[Any], workdir: Path) -> None:
+    source = "struct Point {\n    x: i32,\n    y: i32,\n}\nfn main() {}\n"
+    write_tree(workdir / "multi", {"p.rs": source})
+    pattern = r"struct Point \{.*?y: i32"
+    assert await grep(client, pattern=pattern, path="multi") == ""
+    count = await grep(client, pattern=pattern, path="multi", multiline=True, output_mode="count")
+    assert count == "p.rs:3"
+    content = await grep(
+        client, pattern=pattern, path="multi", multiline=True, output_mode="content", context=1
+    )
+    assert content == "p.rs:1:struct Point {\np.rs:2:    x: i32,\np.rs:3:    y: i32,\np.rs-4-}"
+
+
+async def test_crlf_lines(client: Client[Any], workdir: Path) -> None:
+    write_tree(workdir / "crlf", {"w.txt": b"first\r\nsecond line\r\n"})
+    text = await grep(client, pattern="line$", path="crlf", output_mode="content")
+    assert text == "w.txt:2:second line"  # "$" before "\r\n", and no "\r" shown
+
+
+async def test_text_anchors_apply_per_line(client: Client[Any], workdir: Path) -> None:
+    write_tree(workdir / "anchors", {"a.txt": "one\ntwo\n"})
+    text = await grep(client, pattern=r"\Atwo\z", path="anchors", output_mode="content")
+    assert text == "a.txt:2:two"
+
+
+# --- choosing files ----------------------------------------------------------------
+
+
+async def test_include_matches_relative_path_then_basename(
+    client: Client[Any], workdir: Path
+) -> None:
+    write_tree(
+        workdir / "include",
+        {"src/a/x.py": "hit\n", "src/b.py": "hit\n", "tests/c.py": "hit\n", "d.ts": "hit\n"},
+    )
+    by_name = await grep(client, pattern="hit", path="include", include="*.py", output_mode="count")
+    assert by_name == "src/a/x.py:1\nsrc/b.py:1\ntests/c.py:1"
+    by_path = await grep(
+        client, pattern="hit", path="include", include="src/**/*.py", output_mode="count"
+    )
+    assert by_path == "src/a/x.py:1\nsrc/b.py:1"
+    braces = await grep(
+        client, pattern="hit", path="include", include="*.{ts,tsx}", output_mode="count"
+    )
+    assert braces == "d.ts:1"
+    bad = await grep_error(client, pattern="hit", path="include", include="[oops")
+    assert bad == "[INVALID_INPUT] include: unclosed '[' at position 0 in \"[oops\""
+
+
+async def test_type_filter_aliases_and_errors(client: Client[Any], workdir: Path) -> None:
+    write_tree(
+        workdir / "types",
+        {"a.py": "hit\n", "b.pyi": "hit\n", "c.ts": "hit\n", "d.md": "hit\n", "e.txt": "hit\n"},
+    )
+    py = await grep(client, pattern="hit", path="types", type="py", output_mode="count")
+    assert py == "a.py:1\nb.pyi:1"
+    assert await grep(client, pattern="hit", path="types", type="python", output_mode="count") == py
+    ts = await grep(client, pattern="hit", path="types", type="typescript", output_mode="count")
+    assert ts == "c.ts:1"
+    md = await grep(client, pattern="hit", path="types", type="md", output_mode="count")
+    assert md == "d.md:1"
+    assert await grep_error(client, pattern="hit", path="types", type="cobol") == (
+        '[INVALID_INPUT] unknown type "cobol"; valid types: c, cpp, css, go, html, java, js, '
+        "json, markdown, py, rust, ts, yaml; aliases: python (py), typescript (ts), md (markdown)"
+    )
+
+
+async def test_type_and_include_must_both_pass(client: Client[Any], workdir: Path) -> None:
+    write_tree(workdir / "both", {"src/a.py": "hit\n", "src/b.ts": "hit\n", "c.py": "hit\n"})
+    text = await grep(client, pattern="hit", path="both", type="py", include="src/**")
+    assert text == "src/a.py"
+    by_name = await grep(
+        client, pattern="hit", path="both", type="py", include="[ab].*", output_mode="count"
+    )
+    assert by_name == "src/a.py:1"
+
+
+async def test_skips_binary_large_ignored_and_denied_files(
+    client: Client[Any], workdir: Path
+) -> None:
+    write_tree(
+        workdir / "skips",
+        {
+            ".gitignore": "*.log\n",
+            "app.log": "hit\n",
+            "image.png": b"\x89PNG\r\n\x1a\n\x00\x00hit\n",
+            "big.txt": "hit\n" + "x" * 5000,  # over --max-file-size 4KB
+            "secrets/key.txt": "hit\n",
+            "node_modules/m.js": "hit\n",
+            ".git/HEAD": "hit\n",
+            "late_nul.txt": "hit\n" + "y" * 600 + "\x00",  # NUL after the first 512 bytes
+            "ok.txt": "hit\n",
+        },
+    )
+    assert await grep(client, pattern="hit", path="skips", output_mode="count") == (
+        "late_nul.txt:1\nok.txt:1"
+    )
+
+
+async def test_gitignore_negation_in_nested_files(client: Client[Any], workdir: Path) -> None:
+    write_tree(
+        workdir / "nested",
+        {
+            ".gitignore": "*.gen\nout/\n",
+            "a.gen": "hit\n",
+            "pkg/.gitignore": "!keep.gen\n",
+            "pkg/keep.gen": "hit\n",
+            "pkg/drop.gen": "hit\n",
+            "pkg/out/x.txt": "hit\n",
+            "pkg/src.txt": "hit\n",
+        },
+    )
+    text = await grep(client, pattern="hit", path="nested", output_mode="count")
+    assert text == "pkg/keep.gen:1\npkg/src.txt:1"
+
+
+async def test_symlinks_followed_and_cycles_terminate(client: Client[Any], workdir: Path) -> None:
+    write_tree(workdir / "loop_target", {"t.txt": "hit\n"})
+    root = write_tree(workdir / "loops", {"a/f.txt": "hit\n", "b/g.txt": "hit\n"})
+    (root / "a" / "back").symlink_to(root)  # a cycle
+    (root / "b" / "sideways").symlink_to(root / "a")  # a directory entered already
+    (root / "c").symlink_to(root / "b")
+    (root / "link").symlink_to(workdir / "loop_target")  # followed
+    (root / "single.txt").symlink_to(workdir / "loop_target" / "t.txt")  # a file symlink
+    text = await grep(client, pattern="hit", path="loops", output_mode="count")
+    assert text == "a/f.txt:1\nb/g.txt:1\nlink/t.txt:1\nsingle.txt:1"
+
+
+async def test_symlink_out_of_the_allowed_dirs_is_skipped(
+    client: Client[Any], workdir: Path, outside: Path
+) -> None:
+    root = write_tree(workdir / "escape", {"in.txt": "needle\n"})
+    (root / "out").symlink_to(outside)
+    (root / "leak.txt").symlink_to(outside / "leak.txt")
+    assert await grep(client, pattern="needle", path="escape") == "in.txt"
+
+
+# --- paths -------------------------------------------------------------------------
+
+
+async def test_default_path_is_the_cwd_and_output_is_relative(
+    client: Client[Any], workdir: Path
+) -> None:
+    write_tree(workdir / "rel", {"deep/er/file.txt": "unique_marker_rel\n"})
+    assert await grep(client, pattern="unique_marker_rel") == "rel/deep/er/file.txt"
+    absolute = await grep(client, pattern="unique_marker_rel", path=str(workdir / "rel" / "deep"))
+    assert absolute == "er/file.txt"
+
+
+async def test_single_file_search_shows_the_path_as_given(
+    client: Client[Any], workdir: Path
+) -> None:
+    write_tree(workdir / "single", {"one.txt": "a\nhit\n"})
+    assert await grep(client, pattern="hit", path="single/one.txt") == "single/one.txt"
+    content = await grep(client, pattern="hit", path="./single/one.txt", output_mode="content")
+    assert content == "./single/one.txt:2:hit"
+    full = str(workdir / "single" / "one.txt")
+    assert await grep(client, pattern="hit", path=full, output_mode="count") == f"{full}:1"
+    assert await grep(client, pattern="hit", path="single/one.txt", type="py") == ""
+
+
+async def test_single_file_over_the_size_limit(client: Client[Any], workdir: Path) -> None:
+    write_tree(workdir / "toolarge", {"big.txt": "x" * 5000})
+    target = workdir / "toolarge" / "big.txt"
+    assert await grep_error(client, pattern="x", path="toolarge/big.txt") == (
+        f"[FILE_TOO_LARGE] {target} is 5000 bytes, over the --max-file-size limit of 4096 bytes"
+    )
+
+
+async def test_path_errors(client: Client[Any], workdir: Path) -> None:
+    missing = workdir / "no" / "such"
+    assert await grep_error(client, pattern="x", path="no/such") == (
+        f"[PATH_NOT_FOUND] path does not exist: {missing}"
+    )
+    outside = await grep_error(client, pattern="x", path="/")
+    assert outside.startswith("[ACCESS_DENIED] / is outside the allowed directories")
+    write_tree(workdir / "deny" / "secrets", {"a.txt": "x\n"})
+    denied = await grep_error(client, pattern="x", path="deny/secrets")
+    assert denied == (f"[ACCESS_DENIED] {workdir}/deny/secrets is denied by the pattern **/secrets")
+
+
+async def test_cwd_outside_the_allowed_dirs_is_checked(tmp_path: Path) -> None:
+    # Without a path the session's cwd is searched; it must be in scope like any path.
+    allowed = write_tree(tmp_path / "allowed", {"a.txt": "x\n"})
+    elsewhere = write_tree(tmp_path / "elsewhere", {"b.txt": "x\n"})
+    async with stdio_client("--allow-dir", str(allowed), workdir=elsewhere) as outside_cwd:
+        result = await outside_cwd.call_tool("grep", {"pattern": "x"}, raise_on_error=False)
+        assert error_text(result).startswith(f"[ACCESS_DENIED] {elsewhere} is outside")
+        result = await outside_cwd.call_tool("glob", {"pattern": "*"}, raise_on_error=False)
+        assert error_text(result).startswith(f"[ACCESS_DENIED] {elsewhere} is outside")
+        inside = await outside_cwd.call_tool("grep", {"pattern": "x", "path": str(allowed)})
+        assert text_of(inside) == "a.txt"
+
+
+async def test_a_path_through_a_symlink_loop_cannot_leave_the_allowed_dirs(
+    client: Client[Any], workdir: Path, outside: Path
+) -> None:
+    # realpath gives up at the loop and returns "<root>/link" unresolved; that link
+    # leads outside. The search root must be resolved all the way and refused.
+    root = write_tree(workdir / "loopescape", {"in.txt": "needle\n"})
+    (root / "loop").symlink_to(root / "loop")
+    (root / "link").symlink_to(outside)
+    denied = await grep_error(client, pattern="needle", path="loopescape/loop/../link")
+    assert denied.startswith(f"[ACCESS_DENIED] {outside} is outside the allowed directories")
+    result = await client.call_tool(
+        "glob", {"pattern": "*", "path": "loopescape/loop/../link"}, raise_on_error=False
+    )
+    assert error_text(result).startswith(f"[ACCESS_DENIED] {outside} is outside")
+
+
+async def test_argument_errors(client: Client[Any], workdir: Path) -> None:
+    assert await grep_error(client, pattern="x", output_mode="lines") == (
+        '[GREP_INVALID_OUTPUT_MODE] invalid output_mode "lines"; '
+        "use one of: files_with_matches, content, count"
+    )
+    assert await grep_error(client, pattern="x", head_limit=-1) == (
+        "[INVALID_INPUT] head_limit: Input should be greater than or equal to 0"
+    )
+    assert await grep_error(client, pattern="x", context=-2) == (
+        "[INVALID_INPUT] context: Input should be greater than or equal to 0"
+    )
+    assert await grep_error(client, pattern="x", **{"-B": -1}) == (
+        "[INVALID_INPUT] -B: Input should be greater than or equal to 0"
+    )
+    # Invalid input is reported before the path is looked at.
+    early = await grep_error(client, pattern="(", path="no/such/dir")
+    assert early.startswith("[GREP_INVALID_PATTERN]")
+
+
+# --- schemas and the compat names -------------------------------------------------
+
+
+async def test_default_schema(client: Client[Any]) -> None:
+    tool = next(t for t in await client.list_tools() if t.name == "grep")
+    assert list(tool.input_schema["properties"]) == [
+        "pattern",
+        "path",
+        "include",
+        "type",
+        "output_mode",
+        "line_numbers",
+        "context_before",
+        "context_after",
+        "context",
+        "case_insensitive",
+        "multiline",
+        "head_limit",
+        "offset",
+    ]
+    assert tool.input_schema["properties"]["output_mode"]["type"] == "string"  # not an enum
+    assert tool.annotations is not None
+    assert tool.annotations.read_only_hint is True
+
+
+async def test_default_mode_also_understands_the_compat_names(
+    client: Client[Any], workdir: Path
+) -> None:
+    write_tree(workdir / "dialects", {"n.txt": NUMBERS, "a.py": "LINE 3\n"})
+    text = await grep(
+        client,
+        pattern="LINE 3$",
+        path="dialects",
+        output_mode="content",
+        glob="*.txt",
+        **{"-i": True, "-n": False, "-A": 1},
+    )
+    assert text == "n.txt:line 3\nn.txt-line 4"
+
+
+@pytest.fixture(scope="module")
+async def compat(workdir: Path) -> AsyncIterator[Client[Any]]:
+    async with stdio_client("--anthropic-compat", workdir=workdir) as connected:
+        yield connected
+
+
+async def test_compat_schema_shows_only_the_compat_names(compat: Client[Any]) -> None:
+    tool = next(t for t in await compat.list_tools() if t.name == "grep")
+    assert list(tool.input_schema["properties"]) == [
+        "pattern",
+        "path",
+        "glob",
+        "output_mode",
+        "-B",
+        "-A",
+        "-C",
+        "context",
+        "-n",
+        "-i",
+        "type",
+        "head_limit",
+        "offset",
+        "multiline",
+    ]
+    assert tool.input_schema["additionalProperties"] is False
+
+
+async def test_compat_names_behave_like_the_default_names(
+    client: Client[Any], compat: Client[Any], workdir: Path
+) -> None:
+    write_tree(workdir / "compat", {"n.txt": NUMBERS, "skip.md": "line 5\n"})
+    default = await grep(
+        client,
+        pattern="LINE (5|15)$",
+        path="compat",
+        output_mode="content",
+        include="*.txt",
+        case_insensitive=True,
+        line_numbers=False,
+        context_before=1,
+        context_after=2,
+    )
+    compat_text = ok_text(
+        await compat.call_tool(
+            "grep",
+            {
+                "pattern": "LINE (5|15)$",
+                "path": "compat",
+                "output_mode": "content",
+                "glob": "*.txt",
+                "-i": True,
+                "-n": False,
+                "-B": 1,
+                "-A": 2,
+            },
+            raise_on_error=False,
+        )
+    )
+    assert compat_text == default
+    assert default == (
+        "n.txt-line 4\nn.txt:line 5\nn.txt-line 6\nn.txt-line 7\n--\n"
+        "n.txt-line 14\nn.txt:line 15\nn.txt-line 16\nn.txt-line 17"
+    )
+    for both in ({"-C": 1}, {"context": 1}):
+        result = await compat.call_tool(
+            "grep",
+            {"pattern": "line 10$", "path": "compat", "output_mode": "content", **both},
+            raise_on_error=False,
+        )
+        assert ok_text(result) == "n.txt-9-line 9\nn.txt:10:line 10\nn.txt-11-line 11"
+    # The default names are understood in compat mode too, though not shown.
+    hidden = await compat.call_tool(
+        "grep",
+        {"pattern": "line 10$", "path": "compat", "output_mode": "content", "context_after": 1},
+        raise_on_error=False,
+    )
+    assert ok_text(hidden) == "n.txt:10:line 10\nn.txt-11-line 11"
+
+
+# --- other clients and sessions -----------------------------------------------------
+
+
+async def test_official_sdk_client(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"a.txt": "needle\n", "b.txt": "hay\n"})
+    async with sdk_stdio_client(workdir=tmp_path) as sdk:
+        result = await sdk.call_tool("grep", {"pattern": "needle", "output_mode": "count"})
+        assert not result.is_error
+        assert text_of(result) == "a.txt:1"
+
+
+async def test_long_search_does_not_stall_other_sessions(tmp_path: Path) -> None:
+    # Two HTTP sessions: a slow count over ~1M matching lines in one, a small glob in
+    # the other. Were grep run on the event loop, the glob would wait for it.
+    (tmp_path / "slow").mkdir()
+    (tmp_path / "slow" / "many.txt").write_bytes(b"x\n" * 1_000_000)
+    (tmp_path / "quick").mkdir()
+    (tmp_path / "quick" / "a.txt").write_text("")
+    finished: list[str] = []
+    with http_server(workdir=tmp_path) as server:
+        async with http_client(server.url) as slow, http_client(server.url) as quick:
+
+            async def long_grep() -> None:
+                result = await slow.call_tool(
+                    "grep", {"pattern": "x", "path": "slow", "output_mode": "count"}
+                )
+                assert text_of(result) == "many.txt:1000000"
+                finished.append("grep")
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(long_grep)
+                await anyio.sleep(0.3)  # let the grep start
+                result = await quick.call_tool("glob", {"pattern": "*.txt", "path": "quick"})
+                assert text_of(result) == "a.txt"
+                finished.append("glob")
+    assert finished == ["glob", "grep"]
+
+
+def test_matcher_file_reading_rules(tmp_path: Path) -> None:
+    # read_text_file: binary by NUL in the first 512 bytes, size limit, empty files.
+    write_tree(
+        tmp_path,
+        {
+            "bin": b"a\x00b",
+            "empty": "",
+            "big": "x" * 100,
+            "text": "hello\n",
+            "long": "y" * 70_000 + "\n",  # longer than the first read
+        },
+    )
+    assert matching.read_text_file(str(tmp_path / "bin"), 1000) is None
+    assert matching.read_text_file(str(tmp_path / "empty"), 1000) is None
+    assert matching.read_text_file(str(tmp_path / "big"), 99) is None
+    assert matching.read_text_file(str(tmp_path / "text"), 1000) == b"hello\n"
+    long = matching.read_text_file(str(tmp_path / "long"), 1 << 20)
+    assert long is not None
+    assert len(long) == 70_001
+    assert matching.read_text_file(str(tmp_path / "long"), 70_000) is None
+    os.mkfifo(tmp_path / "fifo")
+    assert matching.read_text_file(str(tmp_path / "fifo"), 1000) is None  # never blocks

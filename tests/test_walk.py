@@ -1,0 +1,225 @@
+"""The directory walk grep and glob share (boris.walk): order, skips, .gitignore, symlinks.
+
+These call the walk directly; tests/test_grep.py and tests/test_glob.py check the same
+rules end to end through a server.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from boris.pathscope import PathScope
+from boris.walk import printable, walk
+from tests.trees import write_tree
+
+OPEN = PathScope([], [])
+
+
+def entries(root: Path, scope: PathScope = OPEN, follow: bool = True) -> list[str]:
+    """The walk's display paths, directories marked with a trailing ``/``."""
+    return [
+        rel + "/" if is_dir else rel
+        for rel, is_dir, _ in walk(str(root), scope, follow_symlinks=follow)
+    ]
+
+
+def test_depth_first_in_name_order(tmp_path: Path) -> None:
+    # "a" sorts before "a.txt", so a's contents come before a.txt (walk order).
+    write_tree(tmp_path, {"b.txt": "", "a.txt": "", "a/z.txt": "", "a/m/n.txt": "", "c/": ""})
+    assert entries(tmp_path) == ["a/", "a/m/", "a/m/n.txt", "a/z.txt", "a.txt", "b.txt", "c/"]
+
+
+def test_git_and_node_modules_skipped_at_any_depth(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            ".git/config": "",
+            "node_modules/x/index.js": "",
+            "src/node_modules/y.js": "",
+            "src/.git": "gitdir: elsewhere",  # a worktree's .git file
+            "src/.hidden": "",
+            "src/main.py": "",
+        },
+    )
+    assert entries(tmp_path) == ["src/", "src/.hidden", "src/main.py"]
+
+
+def test_gitignore_comments_negation_and_directory_rules(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            ".gitignore": "# a comment line\n*.log\n!keep.log\nbuild/\n/root-only.txt\n",
+            "a.log": "",
+            "keep.log": "",
+            "build/out.txt": "",
+            "src/build": "a file named build: the trailing / rule does not apply",
+            "root-only.txt": "",
+            "src/root-only.txt": "",
+            "# a comment line": "",
+        },
+    )
+    assert entries(tmp_path) == [
+        "# a comment line",
+        ".gitignore",
+        "keep.log",
+        "src/",
+        "src/build",
+        "src/root-only.txt",
+    ]
+
+
+def test_nested_gitignore_overrides_its_parent(tmp_path: Path) -> None:
+    # The deeper file wins: sub/ re-includes one log, and ignores its own *.txt.
+    write_tree(
+        tmp_path,
+        {
+            ".gitignore": "*.log\n",
+            "top.log": "",
+            "sub/.gitignore": "!important.log\n*.txt\n",
+            "sub/important.log": "",
+            "sub/other.log": "",
+            "sub/notes.txt": "",
+            "other/notes.txt": "",
+        },
+    )
+    assert entries(tmp_path) == [
+        ".gitignore",
+        "other/",
+        "other/notes.txt",
+        "sub/",
+        "sub/.gitignore",
+        "sub/important.log",
+    ]
+
+
+def test_invalid_gitignore_lines_are_skipped(tmp_path: Path) -> None:
+    # Lines pathspec (or git) cannot read are dropped; the valid rules still apply.
+    write_tree(
+        tmp_path,
+        {".gitignore": "\\\n!\n[z-a]\n[[:alpha:]]\n*.log\n", "a.log": "", "b.txt": ""},
+    )
+    assert entries(tmp_path) == [".gitignore", "b.txt"]
+    (tmp_path / ".gitignore").write_bytes(b"\xff\xfe*.txt\n")  # not UTF-8
+    assert entries(tmp_path) == [".gitignore", "a.log", "b.txt"]
+
+
+def test_a_file_in_an_ignored_directory_cannot_be_re_included(tmp_path: Path) -> None:
+    # git does not look inside an excluded directory, so "!" below it has no effect.
+    write_tree(tmp_path, {".gitignore": "dist/\n!dist/keep.js\n", "dist/keep.js": ""})
+    assert entries(tmp_path) == [".gitignore"]
+
+
+def test_ancestor_gitignore_applies_up_to_the_repository_root(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            ".git/HEAD": "",
+            ".gitignore": "*.log\n",
+            "pkg/.gitignore": "generated/\n",
+            "pkg/mod/a.log": "",
+            "pkg/mod/a.py": "",
+            "pkg/mod/generated/x.py": "",
+        },
+    )
+    assert entries(tmp_path / "pkg" / "mod") == ["a.py"]
+
+
+def test_no_ancestor_gitignore_outside_a_repository(tmp_path: Path) -> None:
+    write_tree(tmp_path, {".gitignore": "*.log\n", "pkg/a.log": ""})
+    assert entries(tmp_path / "pkg") == ["a.log"]
+
+
+def test_explicit_root_inside_an_ignored_directory_is_searched(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {".git/HEAD": "", ".gitignore": "build/\n", "build/gen/x.c": "", "build/.gitignore": ""},
+    )
+    assert entries(tmp_path / "build") == [".gitignore", "gen/", "gen/x.c"]
+
+
+def test_circular_symlinks_end(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"a/file.txt": "", "b/other.txt": ""})
+    (tmp_path / "a" / "up").symlink_to(tmp_path)  # a loop back to the root
+    (tmp_path / "b" / "to_a").symlink_to(tmp_path / "a")  # into a directory seen already
+    (tmp_path / "b" / "self").symlink_to(tmp_path / "b")
+    assert entries(tmp_path) == [
+        "a/",
+        "a/file.txt",
+        "a/up/",
+        "b/",
+        "b/other.txt",
+        "b/self/",
+        "b/to_a/",
+    ]
+
+
+def test_symlinked_directory_followed_once_by_grep_and_listed_by_glob(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"real/x.txt": "", "z/": ""})
+    (tmp_path / "link").symlink_to(tmp_path / "z")
+    (tmp_path / "z" / "inner.txt").write_text("")
+    followed = entries(tmp_path, follow=True)
+    assert followed == ["link/", "link/inner.txt", "real/", "real/x.txt", "z/"]
+    listed = entries(tmp_path, follow=False)
+    assert listed == ["link/", "real/", "real/x.txt", "z/", "z/inner.txt"]
+
+
+def test_file_symlinks_listed_broken_ones_skipped(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"target.txt": ""})
+    (tmp_path / "alias.txt").symlink_to(tmp_path / "target.txt")
+    (tmp_path / "broken").symlink_to(tmp_path / "missing")
+    assert entries(tmp_path) == ["alias.txt", "target.txt"]
+
+
+def test_denied_entries_dropped(tmp_path: Path) -> None:
+    write_tree(tmp_path, {".env": "", "src/.env": "", "keys/a.pem": "", "src/ok.py": ""})
+    scope = PathScope([], ["**/.env", "keys"])
+    assert entries(tmp_path, scope) == ["src/", "src/ok.py"]
+
+
+def test_symlink_leaving_the_allowed_dirs_skipped(tmp_path: Path) -> None:
+    allowed = write_tree(tmp_path / "work", {"in.txt": ""})
+    write_tree(tmp_path / "outside", {"secret.txt": ""})
+    (allowed / "escape").symlink_to(tmp_path / "outside")
+    (allowed / "escape.txt").symlink_to(tmp_path / "outside" / "secret.txt")
+    scope = PathScope([str(allowed)], [])
+    assert entries(allowed, scope) == ["in.txt"]
+
+
+def test_symlink_through_a_loop_out_of_the_allowed_dirs_skipped(tmp_path: Path) -> None:
+    allowed = write_tree(tmp_path / "work", {"in.txt": ""})
+    write_tree(tmp_path / "outside", {"secret.txt": ""})
+    (allowed / "loop").symlink_to(allowed / "loop")
+    (allowed / "out").symlink_to(tmp_path / "outside")
+    (allowed / "sneaky").symlink_to("loop/../out")  # realpath alone stops at the loop
+    scope = PathScope([str(allowed)], [])
+    assert entries(allowed, scope) == ["in.txt"]
+
+
+def test_symlink_into_a_denied_directory_skipped(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"private/key.txt": "", "pub/": ""})
+    (tmp_path / "pub" / "door").symlink_to(tmp_path / "private")
+    scope = PathScope([], [str(tmp_path / "private")])
+    assert entries(tmp_path, scope) == ["pub/"]
+
+
+def test_name_prefilter_still_enters_directories(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"a.py": "", "docs/b.md": "", "docs/c.py": ""})
+    found = [
+        rel
+        for rel, _, _ in walk(
+            str(tmp_path), OPEN, follow_symlinks=False, names=lambda n: n.endswith(".py")
+        )
+    ]
+    assert found == ["a.py", "docs/c.py"]
+
+
+def test_undecodable_names_are_made_printable(tmp_path: Path) -> None:
+    name = os.fsdecode(b"caf\xe9.txt")  # Latin-1 bytes, not UTF-8
+    (tmp_path / name).write_text("")
+    (tmp_path / ".gitignore").write_text("*.log\n")  # ignore rules see the name too
+    rels = [rel for rel, _, _ in walk(str(tmp_path), OPEN, follow_symlinks=True)]
+    assert rels[0] == ".gitignore"
+    assert printable(rels[1]) == "caf\ufffd.txt"
+    assert printable("plain/ascii") == "plain/ascii"
+    assert printable("déjà/vu") == "déjà/vu"

@@ -1,0 +1,42 @@
+"""Building small directory trees for the search tests (grep, glob, the walk)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+#: A fixed point in time the tests count mtimes from (2024-01-01T00:00:00Z).
+EPOCH = 1_704_067_200
+
+
+def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
+    """Create ``root`` with ``files`` (relative path → content) below it.
+
+    Every file and directory gets the same mtime (``EPOCH``) so that newest-first
+    ordering falls back to walk order unless a test sets times itself with
+    :func:`set_mtimes`. A path ending in ``/`` makes an empty directory.
+    """
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, content in files.items():
+        target = root / rel
+        if rel.endswith("/"):
+            target.mkdir(parents=True, exist_ok=True)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            target.write_text(content)
+    for directory, _, names in os.walk(root):
+        for name in names:
+            os.utime(os.path.join(directory, name), (EPOCH, EPOCH), follow_symlinks=False)
+        os.utime(directory, (EPOCH, EPOCH))
+    return root
+
+
+def set_mtimes(root: Path, order: list[str]) -> None:
+    """Give the files in ``order`` increasing mtimes: the last one is the newest."""
+    for index, rel in enumerate(order):
+        moment = EPOCH + 60 * (index + 1)
+        os.utime(root / rel, (moment, moment))
