@@ -12,55 +12,28 @@ Usage: python bench/bash.py [--calls N] [--sessions N] [--commands N]
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import IO, Any
 
 import anyio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from rawrpc import RawServer, boris_command
 
 from tests.support import (
-    BORIS,
     http_client,
     http_server,
-    server_env,
     stdio_client,
     text_of,
 )
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "bench", "version": "0"},
-    },
-}
 TRUE_RESULT = "exit_code: 0\n"
-
-
-def _send(pipe: IO[bytes], message: dict[str, Any]) -> None:
-    pipe.write(json.dumps(message).encode() + b"\n")
-    pipe.flush()
-
-
-def _reply(pipe: IO[bytes], request_id: int) -> dict[str, Any]:
-    while True:
-        line = pipe.readline()
-        if not line:
-            raise RuntimeError("server closed stdout")
-        message: dict[str, Any] = json.loads(line)
-        if message.get("id") == request_id:
-            return message
 
 
 def cpu_seconds(pid: int, children: bool = False) -> float:
@@ -81,46 +54,27 @@ def summary(label: str, latencies: list[float]) -> None:
 
 def raw_stdio(calls: int, workdir: str) -> list[float]:
     """Latencies of ``calls`` bash calls; prints the CPU each call cost the server and the shell."""
-    proc = subprocess.Popen(
-        [*BORIS, "--transport", "stdio", "--workdir", workdir],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=server_env(),
-    )
-    assert proc.stdin is not None
-    assert proc.stdout is not None
+    server = RawServer(boris_command(workdir)).initialize()
     latencies = []
     try:
-        _send(proc.stdin, INITIALIZE)
-        _reply(proc.stdout, 0)
-        _send(proc.stdin, {"jsonrpc": "2.0", "method": "notifications/initialized"})
         cpu_before = (0.0, 0.0)
-        for i in range(1, calls + 51):
-            if i == 51:
-                cpu_before = (cpu_seconds(proc.pid), cpu_seconds(proc.pid, children=True))
-            call = {
-                "jsonrpc": "2.0",
-                "id": i,
-                "method": "tools/call",
-                "params": {"name": "bash", "arguments": {"command": "true"}},
-            }
+        for i in range(calls + 50):
+            if i == 50:  # the first calls warm up
+                cpu_before = (cpu_seconds(server.pid), cpu_seconds(server.pid, children=True))
             start = time.perf_counter()
-            _send(proc.stdin, call)
-            reply = _reply(proc.stdout, i)
+            text = server.call("bash", {"command": "true"})
             elapsed = time.perf_counter() - start
-            assert reply["result"]["content"][0]["text"] == TRUE_RESULT, reply
-            if i > 50:  # the first calls warm up
+            assert text == TRUE_RESULT, text
+            if i >= 50:
                 latencies.append(elapsed)
-        server = (cpu_seconds(proc.pid) - cpu_before[0]) / calls * 1000
-        shells = (cpu_seconds(proc.pid, children=True) - cpu_before[1]) / calls * 1000
+        own = (cpu_seconds(server.pid) - cpu_before[0]) / calls * 1000
+        shells = (cpu_seconds(server.pid, children=True) - cpu_before[1]) / calls * 1000
         print(
-            f"  CPU per call: server {server:.2f} ms, shell {shells:.2f} ms "
-            f"(one core serves {1000 / (server + shells):.0f} calls/s)"
+            f"  CPU per call: server {own:.2f} ms, shell {shells:.2f} ms "
+            f"(one core serves {1000 / (own + shells):.0f} calls/s)"
         )
     finally:
-        proc.stdin.close()
-        proc.wait(timeout=30)
+        server.stop()
     return latencies
 
 

@@ -29,7 +29,6 @@ busy machine the ratios move (1.3x to 2.7x were seen on this shared one).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -41,7 +40,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from rawrpc import RawServer, boris_command
 
 #: What the Go version takes on the reference corpus, per search (from the issue).
 GO_SECONDS = {
@@ -150,61 +153,6 @@ def corpus_size(root: Path) -> tuple[int, int]:
 # --- one Boris session over STDIO --------------------------------------------------
 
 
-class Session:
-    """A Boris server on pipes, spoken to in raw JSON-RPC (no client library cost)."""
-
-    def __init__(self, workdir: Path) -> None:
-        command = [sys.executable, "-m", "boris", "--transport", "stdio", "--workdir", workdir]
-        self.proc = subprocess.Popen(
-            [str(part) for part in command],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-        assert self.proc.stdin is not None
-        assert self.proc.stdout is not None
-        self.stdin: IO[bytes] = self.proc.stdin
-        self.stdout: IO[bytes] = self.proc.stdout
-        self.next_id = 1
-        self.request(
-            "initialize",
-            {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "bench", "version": "0"},
-            },
-        )
-        self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def _send(self, message: dict[str, Any]) -> None:
-        self.stdin.write(json.dumps(message).encode() + b"\n")
-        self.stdin.flush()
-
-    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        request_id = self.next_id
-        self.next_id += 1
-        self._send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-        while True:
-            line = self.stdout.readline()
-            if not line:
-                raise RuntimeError("boris closed its stdout")
-            message: dict[str, Any] = json.loads(line)
-            if message.get("id") == request_id:
-                return message
-
-    def call(self, tool: str, arguments: dict[str, Any]) -> str:
-        reply = self.request("tools/call", {"name": tool, "arguments": arguments})
-        result = reply["result"]
-        text: str = result["content"][0]["text"]
-        if result.get("isError"):
-            raise RuntimeError(text)
-        return text
-
-    def close(self) -> None:
-        self.stdin.close()
-        self.proc.wait(timeout=30)
-
-
 # --- timing ------------------------------------------------------------------------
 
 
@@ -257,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print()
     header = f"{'search':<40}{'boris':>7}{'rg':>7}{'boris/rg':>10}{'Go':>7}  target"
     print(header)
-    session = Session(corpus)
+    session = RawServer(boris_command(corpus)).initialize()
     try:
         for search in SEARCHES:
             ours = median_seconds(partial(session.call, search.tool, search.arguments), args.runs)
@@ -277,7 +225,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 rg_text, ratio_text = f"{'-':>7}", f"{'-':>10}"
             print(f"{search.label:<40}{ours:6.2f}s{rg_text}{ratio_text}{go:6.2f}s  {target}")
     finally:
-        session.close()
+        session.stop()
 
 
 if __name__ == "__main__":

@@ -8,63 +8,30 @@ Default command: this interpreter running ``-m boris --transport stdio``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from typing import IO, Any
+from pathlib import Path
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "bench", "version": "0"},
-    },
-}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-TOOLS_LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-
-def _send(pipe: IO[bytes], message: dict[str, Any]) -> None:
-    pipe.write(json.dumps(message).encode() + b"\n")
-    pipe.flush()
-
-
-def _reply(pipe: IO[bytes], request_id: int) -> dict[str, Any]:
-    while True:
-        line = pipe.readline()
-        if not line:
-            raise RuntimeError("server closed stdout")
-        message: dict[str, Any] = json.loads(line)
-        if message.get("id") == request_id:
-            return message
+from rawrpc import RawServer, boris_command
 
 
 def measure(command: Sequence[str], env: dict[str, str]) -> tuple[float, float]:
+    """Seconds from spawn to the initialize reply, and to the first tools/list reply."""
     start = time.perf_counter()
-    proc = subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
-    )
-    assert proc.stdin is not None
-    assert proc.stdout is not None
+    server = RawServer(command, env)
     try:
-        _send(proc.stdin, INITIALIZE)
-        _reply(proc.stdout, 1)
+        server.initialize()
         initialized = time.perf_counter() - start
-        _send(proc.stdin, INITIALIZED)
-        _send(proc.stdin, TOOLS_LIST)
-        _reply(proc.stdout, 2)
+        server.request("tools/list")
         listed = time.perf_counter() - start
     finally:
-        proc.stdin.close()
-        proc.wait(timeout=30)
+        server.stop()
     return initialized, listed
 
 
@@ -85,8 +52,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     workdir = tempfile.mkdtemp(prefix="boris-bench-")
     env = dict(os.environ)
-    command = args.command or [sys.executable, "-m", "boris", "--transport", "stdio"]
-    command = [*command, "--workdir", workdir]
+    command = [*args.command, "--workdir", workdir] if args.command else boris_command(workdir)
     print(f"median of {args.runs} runs")
     report("venv", command, args.runs, env)
     if args.pyz:

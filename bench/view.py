@@ -13,33 +13,19 @@ Targets: each median within 25 ms; peak growth at most 3x the file size.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from rawrpc import RawServer, boris_command
 
 LINES = 200_000
 LINE_BYTES = 50  # with its newline: 10,000,000 bytes in all
-
-
-def _send(pipe: IO[bytes], message: dict[str, Any]) -> None:
-    pipe.write(json.dumps(message).encode() + b"\n")
-    pipe.flush()
-
-
-def _reply(pipe: IO[bytes], request_id: int) -> dict[str, Any]:
-    while True:
-        line = pipe.readline()
-        if not line:
-            raise RuntimeError("server closed stdout")
-        message: dict[str, Any] = json.loads(line)
-        if message.get("id") == request_id:
-            return message
 
 
 def _memory_kib(pid: int, field: str) -> int:
@@ -49,60 +35,12 @@ def _memory_kib(pid: int, field: str) -> int:
     raise LookupError(field)
 
 
-class Server:
-    def __init__(self, workdir: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "boris", "--transport", "stdio", "--workdir", workdir],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env={k: v for k, v in os.environ.items() if not k.startswith("BORIS_")},
-        )
-        assert self.proc.stdin is not None
-        assert self.proc.stdout is not None
-        self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
-        self.next_id = 1
-        self.request(
-            "initialize",
-            {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "bench", "version": "0"},
-            },
-        )
-        _send(self.stdin, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        request_id = self.next_id
-        self.next_id += 1
-        _send(self.stdin, {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-        reply = _reply(self.stdout, request_id)
-        if "error" in reply:
-            raise RuntimeError(reply["error"])
-        return reply["result"]  # type: ignore[no-any-return]  # JSON of a known shape
-
-    def view(self, arguments: dict[str, Any]) -> str:
-        result = self.request("tools/call", {"name": "view", "arguments": arguments})
-        if result.get("isError"):
-            raise RuntimeError(result["content"][0]["text"])
-        text: str = result["content"][0]["text"]
-        return text
-
-    def stop(self) -> None:
-        self.stdin.close()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
-def timed(server: Server, arguments: dict[str, Any], runs: int) -> tuple[float, str]:
+def timed(server: RawServer, arguments: dict[str, Any], runs: int) -> tuple[float, str]:
     times = []
     text = ""
     for _ in range(runs):
         start = time.perf_counter()
-        text = server.view(arguments)
+        text = server.call("view", arguments)
         times.append(time.perf_counter() - start)
     return statistics.median(times) * 1000, text
 
@@ -120,11 +58,11 @@ def main() -> None:
         (Path(workdir) / "tiny.txt").write_text("x\n")
         size = big.stat().st_size
 
-        server = Server(workdir)
+        server = RawServer(boris_command(workdir)).initialize()
         try:
-            pid = server.proc.pid
+            pid = server.pid
             for arguments in ({"path": "tiny.txt"}, {"path": "big.txt"}):
-                server.view(arguments)  # warm up the call path and the page cache
+                server.call("view", arguments)  # warm up the call path and the page cache
             baseline = _memory_kib(pid, "VmRSS")
             peak_reset = True
             try:
