@@ -1,9 +1,16 @@
 from __future__ import annotations
 
 import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
 
 import pytest
+from fastmcp import Client
 from hypothesis import HealthCheck, settings
+
+from tests.file_helpers import case_dir
+from tests.support import stdio_client
 
 # CI: derandomized, bounded, no deadline (2-core machines under load must not flake).
 settings.register_profile(
@@ -26,3 +33,26 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.ge
 @pytest.fixture(scope="session")
 def anyio_backend() -> str:
     return "asyncio"
+
+
+# --- one real server per test module ------------------------------------------------------
+# Spawning a server costs about a second, so a module shares one STDIO server (default
+# flags) rooted in its own directory, and each test works in a subdirectory of its own.
+# A module that needs other flags defines its own `client` fixture.
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
+    return tmp_path_factory.mktemp(request.module.__name__.rpartition(".")[2])
+
+
+@pytest.fixture(scope="module")
+async def client(root: Path) -> AsyncIterator[Client[Any]]:
+    async with stdio_client(workdir=root) as connected:
+        yield connected
+
+
+@pytest.fixture
+def case(root: Path, request: pytest.FixtureRequest) -> Path:
+    """A fresh directory under the module's server root, named after the test."""
+    return case_dir(root, request)

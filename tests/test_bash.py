@@ -11,7 +11,6 @@ import json
 import re
 import subprocess
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -35,17 +34,6 @@ from tests.support import (
 pytestmark = pytest.mark.anyio
 
 TRUNCATED = "\n\n[Truncated: output was {n} characters, showing first 30000]"
-
-
-@pytest.fixture(scope="module")
-async def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("bash-workdir")
-
-
-@pytest.fixture(scope="module")
-async def client(root: Path) -> AsyncIterator[Client[Any]]:
-    async with stdio_client(workdir=root) as client:
-        yield client
 
 
 async def bash(client: Client[Any], command: str, **arguments: Any) -> str:

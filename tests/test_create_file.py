@@ -5,33 +5,15 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastmcp import Client
 
-from tests.file_helpers import case_dir
 from tests.support import BORIS, error_text, ok_text, sdk_stdio_client, stdio_client, text_of
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(scope="module")
-def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("create_file")
-
-
-@pytest.fixture(scope="module")
-async def client(root: Path) -> AsyncIterator[Client[Any]]:
-    async with stdio_client(workdir=root) as client:
-        yield client
-
-
-@pytest.fixture
-def case(root: Path, request: pytest.FixtureRequest) -> Path:
-    return case_dir(root, request)
 
 
 async def create(client: Client[Any], path: Path | str, content: str) -> Any:

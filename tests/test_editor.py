@@ -10,15 +10,10 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from tests.file_helpers import IMAGE_SAMPLES, case_dir
+from tests.file_helpers import IMAGE_SAMPLES
 from tests.support import error_text, ok_text, sdk_stdio_client, stdio_client, text_of
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(scope="module")
-def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("editor")
 
 
 @pytest.fixture(scope="module")
@@ -31,11 +26,6 @@ async def split(root: Path) -> AsyncIterator[Client[Any]]:
 async def compat(root: Path) -> AsyncIterator[Client[Any]]:
     async with stdio_client("--anthropic-compat", workdir=root) as client:
         yield client
-
-
-@pytest.fixture
-def case(root: Path, request: pytest.FixtureRequest) -> Path:
-    return case_dir(root, request)
 
 
 async def editor(client: Client[Any], command: str, path: Path | str, **args: Any) -> Any:

@@ -12,7 +12,6 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from tests.file_helpers import case_dir
 from tests.support import (
     error_text,
     http_client,
@@ -26,22 +25,6 @@ from tests.support import (
 pytestmark = pytest.mark.anyio
 
 LINES_20 = "".join(f"line {n}\n" for n in range(1, 21))
-
-
-@pytest.fixture(scope="module")
-def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("str_replace")
-
-
-@pytest.fixture(scope="module")
-async def client(root: Path) -> AsyncIterator[Client[Any]]:
-    async with stdio_client(workdir=root) as client:
-        yield client
-
-
-@pytest.fixture
-def case(root: Path, request: pytest.FixtureRequest) -> Path:
-    return case_dir(root, request)
 
 
 async def viewed(client: Client[Any], path: Path, content: bytes | str) -> Path:

@@ -12,7 +12,7 @@ import pytest
 from fastmcp import Client
 from mcp_types import ImageContent
 
-from tests.file_helpers import IMAGE_SAMPLES, case_dir, child_pid, memory_kib, reset_peak
+from tests.file_helpers import IMAGE_SAMPLES, child_pid, memory_kib, reset_peak
 from tests.support import (
     error_text,
     http_client,
@@ -25,22 +25,6 @@ from tests.support import (
 pytestmark = pytest.mark.anyio
 
 MB = 1024 * 1024
-
-
-@pytest.fixture(scope="module")
-def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("view")
-
-
-@pytest.fixture(scope="module")
-async def client(root: Path) -> AsyncIterator[Client[Any]]:
-    async with stdio_client(workdir=root) as client:
-        yield client
-
-
-@pytest.fixture
-def case(root: Path, request: pytest.FixtureRequest) -> Path:
-    return case_dir(root, request)
 
 
 async def view(client: Client[Any], path: object, view_range: list[int] | None = None) -> Any:

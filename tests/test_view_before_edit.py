@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -10,27 +9,9 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from tests.file_helpers import case_dir
 from tests.support import error_text, http_client, http_server, ok_text, stdio_client
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(scope="module")
-def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("view_before_edit")
-
-
-@pytest.fixture(scope="module")
-async def client(root: Path) -> AsyncIterator[Client[Any]]:
-    # No flag: the default `auto` resolves to enforcement.
-    async with stdio_client(workdir=root) as client:
-        yield client
-
-
-@pytest.fixture
-def case(root: Path, request: pytest.FixtureRequest) -> Path:
-    return case_dir(root, request)
 
 
 async def call(client: Client[Any], tool: str, **args: Any) -> Any:
