@@ -83,10 +83,7 @@ def load_for_edit(session: Session, resolved: str, tool: str) -> EditTarget:
     limit = session.settings.max_file_size
     check_size(info.st_size, limit, f"{resolved} is")
     try:
-        opened = open_regular(resolved)
-        if opened is None:
-            raise ToolFailure(Code.INVALID_INPUT, f"{resolved} is not a regular file")
-        stream, info = opened
+        stream, info = open_regular(resolved)
         with stream:
             data = stream.read(limit + 1)
     except OSError as exc:

@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from boris.errors import Code, ToolFailure
+
 #: A displayed line longer than this many characters is cut.
 MAX_LINE_CHARS = 2000
 #: A file viewed without a range shows at most this many lines.
@@ -205,8 +207,8 @@ def edit_snippet(data: bytes, begin: int, end: int) -> str:
 # --- opening -------------------------------------------------------------------------
 
 
-def open_regular(path: str) -> tuple[BinaryIO, os.stat_result] | None:
-    """Open ``path`` for reading if it is a regular file; None if it is something else.
+def open_regular(path: str) -> tuple[BinaryIO, os.stat_result]:
+    """Open ``path`` for reading if it is a regular file; ``INVALID_INPUT`` if it is not.
 
     Opened non-blocking and checked on the descriptor, so a FIFO or device cannot
     hang the read and a file swapped in between cannot slip past the check.
@@ -216,8 +218,7 @@ def open_regular(path: str) -> tuple[BinaryIO, os.stat_result] | None:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            os.close(fd)
-            return None
+            raise ToolFailure(Code.INVALID_INPUT, f"{path} is not a regular file")
         return os.fdopen(fd, "rb"), info
     except BaseException:
         with contextlib.suppress(OSError):

@@ -110,10 +110,7 @@ def _view_file(
     resolved: str, given: str, line_range: tuple[int, int] | None, limit: int
 ) -> str | ImageContent:
     try:
-        opened = open_regular(resolved)
-        if opened is None:
-            raise ToolFailure(Code.INVALID_INPUT, f"{resolved} is not a regular file")
-        stream, info = opened
+        stream, info = open_regular(resolved)
         with stream:
             check_size(info.st_size, limit, f"{resolved} is")
             head = stream.read(SNIFF_BYTES)
