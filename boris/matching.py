@@ -26,8 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-#: A file with a NUL byte in its first 512 bytes is binary and never searched.
-BINARY_SNIFF = 512
+from boris.sniff import SNIFF_BYTES
 
 #: The first read of every file: enough for the binary sniff and for small files, and
 #: no more, since a good part of a tree can be binaries (compiled files, libraries)
@@ -245,7 +244,7 @@ def read_text_file(path: str, max_size: int) -> bytes | None:
         return None
     try:
         data = os.read(fd, _FIRST_READ)
-        if not data or data.find(b"\0", 0, BINARY_SNIFF) >= 0:
+        if not data or data.find(b"\0", 0, SNIFF_BYTES) >= 0:  # a NUL there: binary
             return None
         if len(data) == _FIRST_READ:
             more = os.read(fd, _SECOND_READ)

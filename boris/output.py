@@ -108,9 +108,10 @@ class SentinelBlock:
 class SentinelScanner:
     """Finds the last ``⏎<sentinel>⏎<pwd>⏎`` in a stream fed in arbitrary pieces.
 
-    The result is the same as searching the whole text at once (see ``last_block``)
-    but only a few characters are kept between pieces: the blank line before the
-    sentinel line is its leading newline, so the marker is ``⏎sentinel⏎``.
+    The result is the same as searching the whole text at once for the last marker
+    and the line after it (the tests hold it to that rule), but only a few characters
+    are kept between pieces. The blank line before the sentinel line is its leading
+    newline, so the marker is ``⏎sentinel⏎``.
     """
 
     def __init__(self, sentinel: str, max_pwd: int = MAX_PWD) -> None:
@@ -189,18 +190,3 @@ class SentinelScanner:
     def keep(self) -> int:
         """Characters beyond ``LIMIT`` a capture must keep so the block can be cut from it."""
         return len(self.marker) + self.max_pwd + 1
-
-
-def last_block(text: str, sentinel: str, max_pwd: int = MAX_PWD) -> SentinelBlock | None:
-    """The reference rule on a whole text: the last ``⏎sentinel⏎`` and the line after it."""
-    max_pwd = max(max_pwd, len(sentinel))
-    marker = f"\n{sentinel}\n"
-    start = text.rfind(marker)
-    if start < 0:
-        return None
-    pwd_from = start + len(marker)
-    nl = text.find("\n", pwd_from)
-    if nl < 0:
-        return SentinelBlock(start, len(text), None) if len(text) - pwd_from <= max_pwd else None
-    pwd = text[pwd_from:nl]
-    return SentinelBlock(start, nl + 1, pwd) if len(pwd) <= max_pwd else None

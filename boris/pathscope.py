@@ -25,12 +25,17 @@ def is_within(path: str, directory: str) -> bool:
 
 
 def _fully_resolved(path: str) -> str:
-    """``os.path.realpath`` until nothing changes.
+    """``path`` with every symlink resolved, even past a symlink loop.
 
     At a symlink loop realpath gives up and returns the rest of the path unresolved
     and normalised: ``loop/../link`` comes back as ``.../link``, which may itself be a
-    link leading out of the allowed directories. Resolving again follows it.
+    link leading out of the allowed directories. Resolving again follows it. An
+    existing path without loops resolves in the first, strict, pass.
     """
+    try:
+        return os.path.realpath(path, strict=True)
+    except OSError:
+        pass  # missing components or a loop
     resolved = os.path.realpath(path)
     for _ in range(40):  # the kernel's own limit on links in one lookup
         again = os.path.realpath(resolved)

@@ -120,17 +120,18 @@ class SessionStore:
         self._sessions: dict[str, Session] = {}
         self._lock = threading.Lock()
 
-    def __len__(self) -> int:
-        return len(self._sessions)
-
     def get(self, key: str) -> Session:
         """The session for ``key``, created on first use."""
+        return self._get_or_create(key)[0]
+
+    def _get_or_create(self, key: str) -> tuple[Session, bool]:
         with self._lock:
             session = self._sessions.get(key)
-            if session is None:
-                session = Session(id=key, runtime=self.runtime, cwd=self.runtime.settings.workdir)
-                self._sessions[key] = session
-            return session
+            if session is not None:
+                return session, False
+            session = Session(id=key, runtime=self.runtime, cwd=self.runtime.settings.workdir)
+            self._sessions[key] = session
+            return session, True
 
     def for_context(self, ctx: Context) -> Session:
         """The session of the MCP client making this request."""
@@ -139,10 +140,8 @@ class SessionStore:
             # changes on every request, so it must not be the key here.
             return self.get(LOCAL_SESSION)
         key = ctx.session_id
-        with self._lock:
-            known = key in self._sessions
-        session = self.get(key)
-        if not known:
+        session, created = self._get_or_create(key)
+        if created:
             _on_connection_close(ctx, self.close, key)
         return session
 

@@ -14,16 +14,32 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from boris.output import (
+    MAX_PWD,
     Capture,
     SentinelBlock,
     SentinelScanner,
-    last_block,
     sections,
     truncated,
 )
 from boris.progress import BURST, LineSplitter
 
 SENTINEL = "__S__"
+
+
+def last_block(text: str, sentinel: str, max_pwd: int = MAX_PWD) -> SentinelBlock | None:
+    """The reference rule on a whole text: the last ``⏎sentinel⏎`` and the line after it."""
+    max_pwd = max(max_pwd, len(sentinel))
+    marker = f"\n{sentinel}\n"
+    start = text.rfind(marker)
+    if start < 0:
+        return None
+    pwd_from = start + len(marker)
+    nl = text.find("\n", pwd_from)
+    if nl < 0:
+        return SentinelBlock(start, len(text), None) if len(text) - pwd_from <= max_pwd else None
+    pwd = text[pwd_from:nl]
+    return SentinelBlock(start, nl + 1, pwd) if len(pwd) <= max_pwd else None
+
 
 # Text made of the pieces that matter: newlines, the sentinel, fragments of it.
 pieces = st.lists(

@@ -26,7 +26,7 @@ from tests.support import (
     stdio_client,
     text_of,
 )
-from tests.trees import set_mtimes, write_tree
+from tests.trees import search_query, set_mtimes, write_tree
 
 pytestmark = pytest.mark.anyio
 
@@ -232,25 +232,10 @@ def test_head_limit_stops_reading_files_early() -> None:
 
     for mode in ("content", "count"):
         pulled.clear()
-        query = _query(pattern="import", output_mode=mode, head_limit=2)
+        query = search_query("import", mode, head_limit=2)
         lines = engine.search_files(files(), query)
         assert len(lines) >= 2
         assert len(pulled) <= 2, mode
-
-
-def _query(pattern: str, output_mode: str, head_limit: int) -> engine.Query:
-    task = matching.FileTask(
-        pattern, case_insensitive=False, multiline=False, output_mode=output_mode, max_size=1 << 20
-    )
-    return engine.Query(
-        task=task,
-        matcher=task.matcher(),
-        include=None,
-        include_has_slash=False,
-        suffixes=None,
-        head_limit=head_limit,
-        offset=0,
-    )
 
 
 # --- the pattern -------------------------------------------------------------------

@@ -12,12 +12,11 @@ from typing import Any
 
 import pytest
 
-from boris import matching
 from boris import search as engine
 from boris.pathscope import PathScope
 from boris.searchpool import Pool, search_here
 from tests.support import http_client, http_server, text_of
-from tests.trees import set_mtimes, write_tree
+from tests.trees import search_query, set_mtimes, write_tree
 
 pytestmark = pytest.mark.anyio
 
@@ -43,24 +42,8 @@ def big_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def query(mode: str, *, context: int = 0, head_limit: int = 0) -> engine.Query:
-    task = matching.FileTask(
-        "hit",
-        case_insensitive=False,
-        multiline=False,
-        output_mode=mode,
-        max_size=1 << 20,
-        before=context,
-        after=context,
-        budget=head_limit or None,
-    )
-    return engine.Query(
-        task=task,
-        matcher=task.matcher(),
-        include=None,
-        include_has_slash=False,
-        suffixes=None,
-        head_limit=head_limit,
-        offset=0,
+    return search_query(
+        "hit", mode, context=context, head_limit=head_limit, budget=head_limit or None
     )
 
 

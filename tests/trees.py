@@ -6,6 +6,9 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from boris import matching
+from boris import search as engine
+
 #: A fixed point in time the tests count mtimes from (2024-01-01T00:00:00Z).
 EPOCH = 1_704_067_200
 
@@ -40,3 +43,28 @@ def set_mtimes(root: Path, order: list[str]) -> None:
     for index, rel in enumerate(order):
         moment = EPOCH + 60 * (index + 1)
         os.utime(root / rel, (moment, moment))
+
+
+def search_query(
+    pattern: str, mode: str, *, context: int = 0, head_limit: int = 0, budget: int | None = None
+) -> engine.Query:
+    """A grep query with no filters, for driving the search engine directly."""
+    task = matching.FileTask(
+        pattern,
+        case_insensitive=False,
+        multiline=False,
+        output_mode=mode,
+        max_size=1 << 20,
+        before=context,
+        after=context,
+        budget=budget,
+    )
+    return engine.Query(
+        task=task,
+        matcher=task.matcher(),
+        include=None,
+        include_has_slash=False,
+        suffixes=None,
+        head_limit=head_limit,
+        offset=0,
+    )

@@ -26,6 +26,7 @@ from boris.session import Session, current_session
 from boris.settings import Settings
 from boris.sniff import SNIFF_BYTES, image_type, is_svg, looks_binary
 from boris.tools import ToolDef
+from boris.walk import printable
 
 PathArg = Annotated[
     str,
@@ -156,7 +157,7 @@ def list_directory(resolved: str, scope: PathScope) -> str:
         entries = _entries(resolved, scope)
     except OSError as exc:
         raise io_error("list", resolved, exc) from None
-    name = _printable(os.path.basename(resolved)) if resolved != "/" else ""
+    name = printable(os.path.basename(resolved)) if resolved != "/" else ""
     out = [f"{name}/\n"]
     for index, entry in enumerate(entries):
         last = index == len(entries) - 1
@@ -181,18 +182,12 @@ def _entries(directory: str, scope: PathScope) -> list[os.DirEntry[str]]:
 
 
 def _label(entry: os.DirEntry[str]) -> str:
-    name = _printable(entry.name)
+    name = printable(entry.name)
     if entry.is_symlink():
         try:
-            return f"{name} -> {_printable(os.readlink(entry.path))}"
+            return f"{name} -> {printable(os.readlink(entry.path))}"
         except OSError:
             return f"{name} -> ?"
     if entry.is_dir(follow_symlinks=False):
         return name + "/"
     return name
-
-
-def _printable(name: str) -> str:
-    # Names that are not valid UTF-8 arrive with surrogate escapes, which cannot be
-    # sent as JSON text; show their odd bytes as U+FFFD instead.
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
