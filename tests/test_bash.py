@@ -374,6 +374,17 @@ async def test_default_timeout_comes_from_the_flag(tmp_path: Path) -> None:
         assert await bash(client, "echo $PAGER") == "exit_code: 0\n\nstdout:\nless\n"
 
 
+async def test_commands_see_the_users_fastmcp_settings(tmp_path: Path) -> None:
+    # The server overrides a few FASTMCP_* variables for itself; a user developing a
+    # fastmcp server through bash must get their own values back (or none).
+    env = {"FASTMCP_ENV_FILE": "mine.env"}
+    async with stdio_client(workdir=tmp_path, env=env) as client:
+        text = await bash(
+            client, 'echo "$FASTMCP_ENV_FILE ${FASTMCP_LOG_ENABLED-unset}"', timeout=10000
+        )
+    assert text == "exit_code: 0\n\nstdout:\nmine.env unset\n"
+
+
 # --- leftovers and cancellation ------------------------------------------------------
 
 

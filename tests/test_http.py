@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,14 +13,17 @@ import pytest
 
 from boris.server import is_loopback_origin
 from tests.support import (
+    BORIS,
     INITIALIZE,
     MCP_HEADERS,
     HttpServer,
+    free_port,
     http_client,
     http_request,
     http_server,
     json_body,
     sdk_http_client,
+    server_env,
 )
 
 pytestmark = pytest.mark.anyio
@@ -206,3 +210,20 @@ def test_loopback_origins() -> None:
     assert is_loopback_origin("https://[::1]")
     assert not is_loopback_origin("file://localhost")
     assert not is_loopback_origin("not a url")
+
+
+def test_warning_when_reachable_without_a_token(open_server: HttpServer) -> None:
+    # A name that cannot be bound: the warning comes before the bind, and nothing
+    # ever listens beyond loopback.
+    done = subprocess.run(
+        [*BORIS, "--host", "boris-test.invalid", "--port", str(free_port())],
+        capture_output=True,
+        text=True,
+        env=server_env(),
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    assert done.returncode != 0
+    assert "serving HTTP on boris-test.invalid without a token: anyone who can reach" in done.stderr
+    # Loopback, as every test server binds, is not reachable from elsewhere: no warning.
+    assert "without a token" not in open_server.stderr()
