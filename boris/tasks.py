@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from boris.errors import Code, ToolFailure
 from boris.output import Capture, exit_status, sections
@@ -28,6 +28,7 @@ class BackgroundCommand:
         self,
         shell: str,
         script: str,
+        args: Sequence[str] = (),
         *,
         cwd: str,
         env: Mapping[str, str],
@@ -36,7 +37,13 @@ class BackgroundCommand:
         self.stdout = Capture()
         self.stderr = Capture()
         self.run = ShellRun(
-            shell, script, cwd=cwd, env=env, on_stdout=self.stdout.feed, on_stderr=self.stderr.feed
+            shell,
+            script,
+            args,
+            cwd=cwd,
+            env=env,
+            on_stdout=self.stdout.feed,
+            on_stderr=self.stderr.feed,
         )
         self.timed_out = False
         self._deadline: asyncio.TimerHandle | None = None
@@ -115,7 +122,14 @@ def prune_groups(session: Session) -> None:
 
 
 def start(
-    session: Session, shell: str, script: str, *, cwd: str, env: Mapping[str, str], timeout: float
+    session: Session,
+    shell: str,
+    script: str,
+    args: Sequence[str] = (),
+    *,
+    cwd: str,
+    env: Mapping[str, str],
+    timeout: float,
 ) -> str:
     """Start a background command in ``session``; returns its task id."""
     prune_groups(session)
@@ -129,7 +143,7 @@ def start(
             f"{running} background tasks are already running in this session (the limit is "
             f"{TASK_LIMIT}); wait for one to finish, or read a finished one with task_output",
         )
-    task = BackgroundCommand(shell, script, cwd=cwd, env=env, timeout=timeout)
+    task = BackgroundCommand(shell, script, args, cwd=cwd, env=env, timeout=timeout)
     task_id = secrets.token_hex(8)
     session.add_task(task_id, task)
     return task_id
