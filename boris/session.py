@@ -56,6 +56,8 @@ class Session:
     runtime: Runtime
     cwd: str
     tasks: dict[str, BackgroundTask] = field(default_factory=dict)
+    # Ids of background tasks that finished and expired unread, oldest first (boris.tasks).
+    expired_tasks: dict[str, None] = field(default_factory=dict)
     closed: bool = False
     # Sync tools run in worker threads, so shared state is guarded by a real lock.
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
