@@ -1,9 +1,11 @@
 """Shell commands in their own process group, read without blocking the event loop.
 
-Each command runs as ``<shell> -c <script>`` in a new session (so a new process group,
-and no controlling terminal), stdin from /dev/null, stdout and stderr on pipes that the
-event loop reads as data arrives. Ending a command always means ending its whole
-group: SIGTERM now, SIGKILL ``KILL_GRACE`` seconds later if anything is left.
+Each command runs as ``<shell> -c <script> <args>…`` in a new session (so a new process
+group, and no controlling terminal), stdin from /dev/null, stdout and stderr on pipes
+that the event loop reads as data arrives. A run may also have a report pipe: its write
+end is the shell's stdin, which the script moves to a descriptor of its own before it
+gives the command /dev/null. Ending a command always means ending its whole group:
+SIGTERM now, SIGKILL ``KILL_GRACE`` seconds later if anything is left.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import os
 import signal
 import subprocess
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from boris.session import KILL_GRACE
 
@@ -96,10 +98,11 @@ class ShellRun:
     """One running shell command, driven by the event loop.
 
     ``returncode`` is set when the shell exits (negative: killed by that signal);
-    ``finished`` resolves once its output is complete: both pipes reached EOF, or
-    ``DRAIN_GRACE`` passed since the exit. After that, or after ``detach()``,
-    whatever a leftover process still writes to the pipes is read now and then and
-    discarded until EOF: a server started with ``&`` never dies of a broken pipe,
+    ``finished`` resolves once its output is complete: every pipe reached EOF, or
+    ``DRAIN_GRACE`` passed since the exit. ``on_report``, if given, gets what the
+    script writes on its report pipe (see the module docstring). After that, or after
+    ``detach()``, whatever a leftover process still writes to the pipes is read now and
+    then and discarded until EOF: a server started with ``&`` never dies of a broken pipe,
     and a flood (``yes &``) just blocks on a full pipe instead of keeping the
     server busy.
     """
@@ -108,41 +111,47 @@ class ShellRun:
         self,
         shell: str,
         script: str,
+        args: Sequence[str] = (),
         *,
         cwd: str,
         env: Mapping[str, str],
         on_stdout: Sink,
         on_stderr: Sink,
+        on_report: Sink | None = None,
     ) -> None:
         loop = asyncio.get_running_loop()
         self._loop = loop
-        out_read, out_write = os.pipe()
-        err_read, err_write = os.pipe()
+        sinks = [on_stdout, on_stderr, *([on_report] if on_report is not None else [])]
+        pipes = [os.pipe() for _ in sinks]
+        writes = [write for _, write in pipes]
         try:
+            # The shell is its own $0, as with `bash -c`; the script's arguments follow.
             proc = subprocess.Popen(
-                [shell, "-c", script],
-                stdin=subprocess.DEVNULL,
-                stdout=out_write,
-                stderr=err_write,
+                [shell, "-c", script, shell, *args],
+                stdin=writes[2] if on_report is not None else subprocess.DEVNULL,
+                stdout=writes[0],
+                stderr=writes[1],
                 cwd=cwd,
                 env=env,
                 start_new_session=True,
             )
         except BaseException:
-            for fd in (out_read, err_read):
-                os.close(fd)
+            for read, _ in pipes:
+                os.close(read)
             raise
         finally:
-            os.close(out_write)
-            os.close(err_write)
+            for write in writes:
+                os.close(write)
         self._proc = proc
         self.pid = proc.pid
         self.group = ProcessGroup(proc.pid)
         self.returncode: int | None = None
         self.finished: asyncio.Future[None] = loop.create_future()
         self._capturing = True
-        self._sinks: dict[int, Sink] = {out_read: on_stdout, err_read: on_stderr}
-        for fd in (out_read, err_read):
+        self._sinks: dict[int, Sink] = {
+            read: sink for (read, _), sink in zip(pipes, sinks, strict=True)
+        }
+        for fd in self._sinks:
             os.set_blocking(fd, False)
             loop.add_reader(fd, self._on_readable, fd)
         self._grace: asyncio.TimerHandle | None = None

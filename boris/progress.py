@@ -112,20 +112,12 @@ class ProgressSender:
 
 
 class LineSplitter:
-    """Cuts one stream's text into lines for ``emit(skipped, line)``.
+    """Cuts one stream's text into lines for ``emit(skipped, line)``."""
 
-    With ``sentinel`` set (stdout of a foreground command) the wrapper's own lines
-    are never emitted: the sentinel line, the pwd line after it, and the blank line
-    before it (a blank line is held back until the next line shows what it was).
-    """
-
-    def __init__(self, emit: Callable[[int, str], None], sentinel: str | None = None) -> None:
+    def __init__(self, emit: Callable[[int, str], None]) -> None:
         self._emit = emit
-        self._sentinel = sentinel
         self._partial: list[str] = []
         self._partial_len = 0
-        self._held_blank = False
-        self._skip_next = False
         self._skipped = 0
 
     def feed(self, text: str) -> None:
@@ -136,51 +128,21 @@ class LineSplitter:
         first, lines, tail = parts[0], parts[1:-1], parts[-1]
         cut = first.rfind("\n") if len(parts) == BURST + 1 else -1
         if cut < 0:
-            self._line(self._take_partial() + first)
+            self._send(self._take_partial() + first)
         else:
             # More lines than one burst: count the older ones, look only at the newest.
-            before = first.rfind("\n", 0, cut)
-            # The line before the newest one; it starts the partial line if it is the first.
-            previous = (
-                first[before + 1 : cut] if before >= 0 else self._partial_text() + first[:cut]
-            )
             self._partial, self._partial_len = [], 0
-            self._skipped += first.count("\n", 0, cut) + 1 + int(self._held_blank)
-            self._held_blank = False
-            self._skip_next = self._sentinel is not None and previous == self._sentinel
-            self._line(first[cut + 1 :])
+            self._skipped += first.count("\n", 0, cut) + 1
+            self._send(first[cut + 1 :])
         for line in lines:
-            self._line(line)
+            self._send(line)
         self._grow_partial(tail)
 
     def finish(self) -> None:
-        """The stream ended: emit a held blank line and a last unterminated line."""
+        """The stream ended: emit a last unterminated line."""
         partial = self._take_partial()
-        if self._skip_next or (self._sentinel and partial and self._sentinel.startswith(partial)):
-            partial = ""  # the wrapper's lines, cut short
-        if self._held_blank:
-            self._send("")
         if partial:
             self._send(partial)
-
-    def _line(self, line: str) -> None:
-        if self._sentinel is None:
-            self._send(line)
-            return
-        if self._skip_next:
-            self._skip_next = False
-            return
-        if line == self._sentinel:
-            self._held_blank = False
-            self._skip_next = True
-            return
-        if self._held_blank:
-            self._held_blank = False
-            self._send("")
-        if line == "":
-            self._held_blank = True
-            return
-        self._send(line)
 
     def _send(self, line: str) -> None:
         self._emit(self._skipped, line[:MESSAGE_LIMIT])
@@ -190,9 +152,6 @@ class LineSplitter:
         if text and self._partial_len < MESSAGE_LIMIT:
             self._partial.append(text[: MESSAGE_LIMIT - self._partial_len])
         self._partial_len += len(text)
-
-    def _partial_text(self) -> str:
-        return "".join(self._partial)
 
     def _take_partial(self) -> str:
         partial = "".join(self._partial)

@@ -1,4 +1,4 @@
-"""Per-client state (cwd, sentinel nonce, viewed files, background tasks) and its store.
+"""Per-client state (cwd, viewed files, background tasks) and its store.
 
 Over HTTP every ``Mcp-Session-Id`` has its own :class:`Session`, closed when the client
 sends DELETE, when it has been idle for ``--session-idle-timeout``, or at shutdown.
@@ -8,7 +8,6 @@ Over STDIO the process serves one client, so there is exactly one session.
 from __future__ import annotations
 
 import logging
-import secrets
 import threading
 import time
 from dataclasses import dataclass, field
@@ -56,8 +55,9 @@ class Session:
     id: str
     runtime: Runtime
     cwd: str
-    nonce: str = field(default_factory=lambda: secrets.token_hex(4))
     tasks: dict[str, BackgroundTask] = field(default_factory=dict)
+    # Ids of background tasks that finished and expired unread, oldest first (boris.tasks).
+    expired_tasks: dict[str, None] = field(default_factory=dict)
     closed: bool = False
     # Sync tools run in worker threads, so shared state is guarded by a real lock.
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)

@@ -4,13 +4,18 @@
 background commands under their 16-hex task id, and process groups (a foreground
 command while it runs, or whatever a finished command left running, such as
 ``server &``) under ``group-<pgid>``. Only the former are visible to task_output.
+
+A finished command stays until task_output reads it, but a session keeps only the
+``UNREAD_LIMIT`` most recently finished ones: older ones expire, and their ids are
+remembered (a bounded number of them) so that reading one says so.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from boris.errors import Code, ToolFailure
 from boris.output import Capture, exit_status, sections
@@ -20,6 +25,12 @@ from boris.session import Session
 #: Background commands that may run at once in one session.
 TASK_LIMIT = 10
 
+#: Finished background commands a session keeps until they are read; older ones expire.
+UNREAD_LIMIT = 100
+
+#: Ids of expired commands a session remembers, to tell "expired" from "unknown".
+EXPIRED_IDS_KEPT = 1000
+
 
 class BackgroundCommand:
     """A command started with ``run_in_background``: its output so far and its fate."""
@@ -28,6 +39,7 @@ class BackgroundCommand:
         self,
         shell: str,
         script: str,
+        args: Sequence[str] = (),
         *,
         cwd: str,
         env: Mapping[str, str],
@@ -36,7 +48,13 @@ class BackgroundCommand:
         self.stdout = Capture()
         self.stderr = Capture()
         self.run = ShellRun(
-            shell, script, cwd=cwd, env=env, on_stdout=self.stdout.feed, on_stderr=self.stderr.feed
+            shell,
+            script,
+            args,
+            cwd=cwd,
+            env=env,
+            on_stdout=self.stdout.feed,
+            on_stderr=self.stderr.feed,
         )
         self.timed_out = False
         self._deadline: asyncio.TimerHandle | None = None
@@ -115,7 +133,14 @@ def prune_groups(session: Session) -> None:
 
 
 def start(
-    session: Session, shell: str, script: str, *, cwd: str, env: Mapping[str, str], timeout: float
+    session: Session,
+    shell: str,
+    script: str,
+    args: Sequence[str] = (),
+    *,
+    cwd: str,
+    env: Mapping[str, str],
+    timeout: float,
 ) -> str:
     """Start a background command in ``session``; returns its task id."""
     prune_groups(session)
@@ -129,16 +154,54 @@ def start(
             f"{running} background tasks are already running in this session (the limit is "
             f"{TASK_LIMIT}); wait for one to finish, or read a finished one with task_output",
         )
-    task = BackgroundCommand(shell, script, cwd=cwd, env=env, timeout=timeout)
+    task = BackgroundCommand(shell, script, args, cwd=cwd, env=env, timeout=timeout)
     task_id = secrets.token_hex(8)
     session.add_task(task_id, task)
+    task.run.finished.add_done_callback(lambda _: finished(session, task_id))
     return task_id
+
+
+def finished(session: Session, task_id: str) -> None:
+    """A command finished: it is the newest unread one, and the oldest beyond the limit expire.
+
+    A finished command moves to the end of ``session.tasks``, so finished commands
+    sit there in the order they finished.
+    """
+    with session.lock:
+        task = session.tasks.pop(task_id, None)
+        if task is None:  # already read, or the session closed
+            return
+        session.tasks[task_id] = task
+        unread = [
+            (key, t)
+            for key, t in session.tasks.items()
+            if isinstance(t, BackgroundCommand) and not t.running
+        ]
+        expired = unread[:-UNREAD_LIMIT]
+        for key, _ in expired:
+            del session.tasks[key]
+            session.expired_tasks[key] = None
+        while len(session.expired_tasks) > EXPIRED_IDS_KEPT:
+            del session.expired_tasks[next(iter(session.expired_tasks))]
+    for _, old in expired:
+        if old.alive():
+            # It left processes behind (`server &`): the session still ends them (a
+            # session closed meanwhile refuses the group and ends it at once).
+            with contextlib.suppress(ToolFailure):
+                track_group(session, old.group)
 
 
 def read(session: Session, task_id: str) -> str:
     """task_output: the task's report; a finished task is forgotten once reported."""
     with session.lock:
         task = session.tasks.get(task_id)
+        if not isinstance(task, BackgroundCommand) and task_id in session.expired_tasks:
+            raise ToolFailure(
+                Code.BASH_TASK_NOT_FOUND,
+                f"background task {task_id!r} expired: a session keeps only the "
+                f"{UNREAD_LIMIT} newest finished tasks that have not been read; read a "
+                "task's output soon after it finishes",
+            )
         if not isinstance(task, BackgroundCommand):
             raise ToolFailure(
                 Code.BASH_TASK_NOT_FOUND,

@@ -212,3 +212,69 @@ async def test_safety_net_timeout(tmp_path: Path) -> None:
             f"stdout:\n{shell}\n"
         )
         assert not pid_alive(shell)
+
+
+def expired(task_id: str) -> str:
+    return (
+        f"[BASH_TASK_NOT_FOUND] background task {task_id!r} expired: a session keeps only "
+        "the 100 newest finished tasks that have not been read; read a task's output soon "
+        "after it finishes"
+    )
+
+
+async def start_when_room(client: Client[Any], command: str, within: float = 60) -> str:
+    """Start a background command, waiting while ten are running."""
+    deadline = time.monotonic() + within
+    while True:
+        result = await client.call_tool(
+            "bash", {"command": command, "run_in_background": True}, raise_on_error=False
+        )
+        if not result.is_error:
+            match = STARTED.fullmatch(ok_text(result))
+            assert match, ok_text(result)
+            return match.group(1)
+        assert error_text(result) == LIMIT_REACHED
+        assert time.monotonic() < deadline, "no room for a background task"
+        await anyio.sleep(0.02)
+
+
+async def fence(client: Client[Any], gate: Path) -> list[str]:
+    """Return once every task started before has finished; the fence's tasks keep running.
+
+    Ten tasks wait for ``gate``. The tenth starts only while fewer than ten run, and the
+    nine before it are all waiting: so at that moment nothing else was running.
+    """
+    waiter = f"while [ ! -e '{gate}' ]; do sleep 0.05; done; echo fence"
+    return [await start_when_room(client, waiter) for _ in range(10)]
+
+
+async def test_unread_finished_tasks_are_bounded(tmp_path: Path) -> None:
+    """A session keeps the 100 newest finished tasks nobody has read; older ones expire.
+
+    Newest means most recently finished. An expired task's id says it expired.
+    """
+    async with stdio_client(workdir=tmp_path) as client:
+        oldest = await start(client, "echo oldest")
+        first_fence = await fence(client, tmp_path / "gate1")  # `oldest` has finished
+        (tmp_path / "gate1").touch()
+        quick = [await start_when_room(client, f"echo {n}") for n in range(90)]
+        second_fence = await fence(client, tmp_path / "gate2")
+        # Finished and unread now: oldest, the first fence's ten, the ninety: 101.
+        assert error_text(await task_output(client, oldest)) == expired(oldest)
+        assert error_text(await task_output(client, oldest)) == expired(oldest)
+        for task_id in first_fence:
+            assert ok_text(await task_output(client, task_id)) == (
+                "status: completed\nexit_code: 0\n\nstdout:\nfence\n"
+            )
+        for n, task_id in enumerate(quick):
+            assert ok_text(await task_output(client, task_id)) == (
+                f"status: completed\nexit_code: 0\n\nstdout:\n{n}\n"
+            )
+        # Running tasks never expire.
+        (tmp_path / "gate2").touch()
+        for task_id in second_fence:
+            assert await until_completed(client, task_id) == (
+                "status: completed\nexit_code: 0\n\nstdout:\nfence\n"
+            )
+        # Read tasks are gone as before, not expired.
+        assert error_text(await task_output(client, quick[0])) == not_found(quick[0])

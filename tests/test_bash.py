@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 import subprocess
 import time
 from pathlib import Path
@@ -79,7 +78,7 @@ async def test_stderr_section_comes_before_stdout(client: Client[Any], tmp_path:
 async def test_stdout_is_exactly_what_the_command_wrote(
     client: Client[Any], tmp_path: Path
 ) -> None:
-    # Only the wrapper's own newline, sentinel and pwd lines are removed.
+    # Nothing is added to it and nothing taken away.
     await enter(client, tmp_path)
     assert await bash(client, "printf abc") == "exit_code: 0\n\nstdout:\nabc"
     assert await bash(client, "printf 'a\\n\\n\\n'") == "exit_code: 0\n\nstdout:\na\n\n\n"
@@ -126,7 +125,7 @@ async def test_description_is_accepted_and_ignored(client: Client[Any], tmp_path
 
 
 async def test_heredoc_and_trailing_comment(client: Client[Any], tmp_path: Path) -> None:
-    # The command gets its own lines in the wrapper: neither swallows the sentinel.
+    # Neither reaches the wrapper: the cd still carries over.
     await enter(client, tmp_path)
     (tmp_path / "sub").mkdir()
     assert await bash(client, "cat <<EOF\nhello\nEOF") == "exit_code: 0\n\nstdout:\nhello\n"
@@ -208,13 +207,13 @@ async def test_cd_into_missing_directory(client: Client[Any], tmp_path: Path) ->
     await enter(client, tmp_path)
     text = await bash(client, f"cd '{tmp_path}/nope'")
     assert text == (
-        f"exit_code: 1\n\nstderr:\n/bin/bash: line 2: cd: {tmp_path}/nope: "
+        f"exit_code: 1\n\nstderr:\n/bin/bash: line 1: cd: {tmp_path}/nope: "
         "No such file or directory\n"
     )
     assert await cwd(client) == str(tmp_path)
 
 
-async def test_exit_n_ends_before_the_sentinel(client: Client[Any], tmp_path: Path) -> None:
+async def test_exit_n_ends_the_shell_and_keeps_the_cwd(client: Client[Any], tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     await enter(client, tmp_path)
     assert await bash(client, "cd sub && echo bye && exit 7") == "exit_code: 7\n\nstdout:\nbye\n"
@@ -227,21 +226,6 @@ async def test_user_text_like_the_sentinel_is_left_alone(
     await enter(client, tmp_path)
     text = await bash(client, "echo __BORIS_CWD__; echo /etc")
     assert text == "exit_code: 0\n\nstdout:\n__BORIS_CWD__\n/etc\n"
-    assert await cwd(client) == str(tmp_path)
-
-
-async def test_spoofed_session_sentinel_loses_to_the_last_one(
-    client: Client[Any], tmp_path: Path
-) -> None:
-    # Even a user who digs the real sentinel out of the wrapper's command line cannot
-    # move the session: the wrapper's sentinel is the last one, and the user's lines stay.
-    await enter(client, tmp_path)
-    find = "tr '\\0' '\\n' < /proc/$$/cmdline | grep -o '__BORIS_CWD_[0-9a-f]*__' | head -n 1"
-    text = await bash(client, f'echo before; s=$({find}); echo "$s"; echo /etc; echo after')
-    match = re.fullmatch(
-        r"exit_code: 0\n\nstdout:\nbefore\n(__BORIS_CWD_[0-9a-f]{8}__)\n/etc\nafter\n", text
-    )
-    assert match, text
     assert await cwd(client) == str(tmp_path)
 
 
@@ -344,7 +328,7 @@ async def test_timeout_keeps_partial_output(client: Client[Any], tmp_path: Path)
     assert text == (
         "Command timed out after 1500ms\n\nexit_code: 143\n\nstderr:\noops\n\nstdout:\nbefore\n"
     )
-    assert await cwd(client) == str(tmp_path)  # no sentinel: cwd unchanged
+    assert await cwd(client) == str(tmp_path)  # killed before it could report: cwd unchanged
 
 
 async def test_timeout_kills_the_whole_process_group(client: Client[Any], tmp_path: Path) -> None:
@@ -461,8 +445,7 @@ async def test_progress_one_notification_per_line(client: Client[Any], tmp_path:
         progress_handler=on_progress,
     )
     assert ok_text(result) == "exit_code: 0\n\nstderr:\ntwo\n\nstdout:\none\n\nthree"
-    # stderr lines count too. The sentinel and pwd lines, and the blank line before
-    # them, are never sent; the user's own blank line is.
+    # stderr lines count too; the user's own blank line is sent, nothing else.
     assert seen == [(1, None, "one"), (2, None, "two"), (3, None, ""), (4, None, "three")]
 
 
@@ -589,5 +572,15 @@ async def test_wrapper_works_under_plain_sh(tmp_path: Path) -> None:
         assert await bash(client, "cd sub; printf abc") == "exit_code: 0\n\nstdout:\nabc"
         assert await cwd(client) == str(tmp_path / "sub")
         assert await bash(client, "exit 4") == "exit_code: 4\n"
-        text = await bash(client, "echo $0")
-        assert text == "exit_code: 0\n\nstdout:\n/bin/sh\n"
+        text = await bash(client, "echo $0 $#")
+        assert text == "exit_code: 0\n\nstdout:\n/bin/sh 0\n"
+        # An open heredoc does not reach the wrapper; an odd name and a path past
+        # PATH_MAX carry over.
+        assert await bash(client, "cat <<EOF\nabc") == "exit_code: 0\n\nstdout:\nabc"
+        (tmp_path / "sub" / "new\nline").mkdir()
+        assert await bash(client, "cd 'new\nline'") == "exit_code: 0\n"
+        assert await cwd(client) == str(tmp_path / "sub" / "new\nline")
+        name = "d" * 200
+        make = f"for i in $(seq 25); do mkdir {name} && cd -P {name} || exit; done"
+        assert await bash(client, make) == "exit_code: 0\n"
+        assert await cwd(client) == str(tmp_path / "sub" / "new\nline") + f"/{name}" * 25

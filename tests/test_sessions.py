@@ -127,9 +127,6 @@ async def test_two_http_sessions_are_isolated(server: HttpServer, tmp_path: Path
             text = ok_text(await call(client, "task_output", task_id=task_id))
             assert text.startswith("status: running\n"), text
             pids += await background_pids(client, task_id, count=0)
-        # Each session's sentinel nonce is its own.
-        nonce = "tr '\\0' '\\n' < /proc/$$/cmdline | grep -o '__BORIS_CWD_[0-9a-f]*__' | head -n 1"
-        assert await bash(first, nonce) != await bash(second, nonce)
 
 
 async def test_fastmcp_client_in_default_mode_keeps_its_session(

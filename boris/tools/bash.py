@@ -1,8 +1,11 @@
 """The bash tool: a shell command in the session's cwd, its exit code and output.
 
-A foreground command runs inside a wrapper that prints a per-session sentinel and
-``pwd`` after it, so a ``cd`` carries over to the next call. The wrapper's lines are
-removed from the output; the exit code is the command's own.
+A small wrapper script runs each command. The command is not part of the script: it
+is the script's last argument, run with ``eval``, so no command text (a heredoc or a
+quote left open, a trailing comment or backslash) can reach the wrapper's own code.
+After a foreground command the wrapper writes ``pwd`` and a NUL on a report pipe that
+the command never holds, so a ``cd`` carries over to the next call while stdout is
+exactly what the command wrote. The exit code is the command's own.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from boris import environment, tasks
 from boris.errors import Code, ToolFailure
-from boris.output import LIMIT, Capture, SentinelScanner, exit_status, sections
+from boris.output import Capture, exit_status, sections
 from boris.process import ShellRun, child_environment
 from boris.progress import LineSplitter, ProgressSender, progress_token
 from boris.session import Session, current_session
@@ -34,40 +37,85 @@ log = logging.getLogger("boris.bash")
 #: The longest timeout a call may ask for, in milliseconds.
 MAX_TIMEOUT_MS = 600_000
 
+#: Bytes one chdir() accepts in a path, its terminating NUL included (Linux PATH_MAX).
+PATH_MAX = 4096
+
+#: The longest cwd a report may name, in bytes; after a longer one the cwd stays as it was.
+MAX_CWD = 65_536
+
+# Both wrappers take the steps to the session cwd (see cd_steps), then the command.
+# The steps after the first are physical (`cd -P`): a logical cd past PATH_MAX fails
+# in some shells. The command runs on line 1 with no positional parameters, as
+# `<shell> -c <command>` would: its error messages give the user's own line numbers and
+# lines. (Nothing may precede it in the eval: a syntax error quotes its whole first line.)
+_ENTER = (
+    'cd -- "$1" || {fail}; shift; while [ $# -gt 1 ]; do cd -P -- "$1" || {fail}; shift; done; '
+)
+_RUN = '__boris_command=$1; shift; eval "$__boris_command"'
+# The cwd as `pwd` prints it (a newline ends it), then a NUL: a report cut short is no report.
+_REPORT = "{ command pwd && printf '\\0'; } >&9 2>/dev/null"
+
+#: The foreground wrapper. The report pipe arrives as stdin: it moves to descriptor 9
+#: and the command gets /dev/null; 9 is closed while the command runs, so neither the
+#: command nor anything it leaves running can write to it. A command that exits (or
+#: is killed) ends the shell before the report: the cwd stays. After the command,
+#: tracing (`set -x`) is turned off unseen, so the wrapper's own steps never show.
+FOREGROUND_SCRIPT = (
+    "exec 9>&0 </dev/null; "
+    + _ENTER.format(fail=f"{{ __boris_status=$?; {_REPORT}; exit $__boris_status; }}")
+    + f"{{ {_RUN}; }} 9>&-; {{ __boris_status=$?; set +x; }} 2>/dev/null; "
+    + f"{_REPORT}; exit $__boris_status"
+)
+
+#: The background wrapper: no report, a background command never moves the session.
+BACKGROUND_SCRIPT = _ENTER.format(fail="exit") + _RUN
+
 
 def effective_timeout(timeout: int | None, default_ms: int) -> int:
     """The timeout a call runs with, in ms: the default when none is given, at most 10 minutes."""
     return min(timeout or default_ms, MAX_TIMEOUT_MS)
 
 
-def quote(text: str) -> str:
-    """``text`` as one single-quoted shell word."""
-    return "'" + text.replace("'", "'\\''") + "'"
+def cd_steps(cwd: str) -> list[str]:
+    """``cd`` arguments that lead to ``cwd``, each short enough for one chdir().
 
-
-def sentinel_of(session: Session) -> str:
-    return f"__BORIS_CWD_{session.nonce}__"
-
-
-def foreground_script(cwd: str, command: str, sentinel: str) -> str:
-    """``cd '<cwd>' && <command>``, then a newline, the sentinel and ``pwd``; exit with its status.
-
-    The command gets lines of its own (a trailing comment or heredoc cannot swallow
-    the wrapper). If the ``cd`` fails (the directory is gone) the command does not
-    run at all and the wrapper still reports where the shell is, so the session
-    recovers instead of failing every later call.
+    Nearly always just ``[cwd]``. A deeper cwd is entered a part at a time: the parts
+    after the first are relative (``./a/b``, so CDPATH plays no part) and entered with
+    ``cd -P``, so the cwd reported afterwards is the physical path.
     """
-    report = f"printf '\\n{sentinel}\\n'; pwd"
-    return (
-        f"cd {quote(cwd)} || {{ __boris_status=$?; {report}; exit $__boris_status; }}\n"
-        f"{command}\n"
-        f"__boris_status=$?; {report}; exit $__boris_status\n"
-    )
+    if len(os.fsencode(cwd)) < PATH_MAX:
+        return [cwd]
+    steps = ["/"]
+    for name in cwd.split("/"):
+        if not name:
+            continue
+        step = steps[-1]
+        joined = step + name if step.endswith("/") else f"{step}/{name}"
+        if len(os.fsencode(joined)) < PATH_MAX:
+            steps[-1] = joined
+        else:
+            steps.append(f"./{name}")
+    return steps
 
 
-def background_script(cwd: str, command: str) -> str:
-    """``cd '<cwd>' && <command>``: no sentinel, a background task never moves the session."""
-    return f"cd {quote(cwd)} || exit\n{command}\n"
+class CwdReport:
+    """What the foreground wrapper writes on its report pipe, kept up to ``MAX_CWD`` bytes."""
+
+    def __init__(self) -> None:
+        self._data = bytearray()
+
+    def feed(self, data: bytes) -> None:
+        room = MAX_CWD + 3 - len(self._data)  # one byte more than a whole report may have
+        if room > 0:
+            self._data += data[:room]
+
+    def cwd(self) -> str | None:
+        """The cwd after the command, or None when there is no single whole report."""
+        data = bytes(self._data)
+        path = data.removesuffix(b"\n\0")
+        if path == data or b"\0" in path or len(path) > MAX_CWD or not path.startswith(b"/"):
+            return None
+        return os.fsdecode(path)
 
 
 def spawn_dir(session: Session) -> str:
@@ -107,6 +155,13 @@ class Bash:
     ) -> str:
         if not command.strip():
             raise ToolFailure(Code.BASH_EMPTY_COMMAND, "command is empty; give a shell command")
+        nul = command.find("\0")
+        if nul >= 0:
+            raise ToolFailure(
+                Code.INVALID_INPUT,
+                f"command: contains a NUL character at index {nul}; "
+                "a shell command cannot contain one",
+            )
         if timeout is not None and timeout <= 0:
             raise ToolFailure(
                 Code.INVALID_INPUT,
@@ -120,12 +175,12 @@ class Bash:
 
     def start_background(self, session: Session, command: str) -> str:
         shell = session.runtime.shell
-        script = background_script(session.cwd, command)
         try:
             task_id = tasks.start(
                 session,
                 shell,
-                script,
+                BACKGROUND_SCRIPT,
+                [*cd_steps(session.cwd), command],
                 cwd=spawn_dir(session),
                 env=self.env,
                 timeout=self.background_timeout,
@@ -139,17 +194,15 @@ class Bash:
         log.debug("session %s: %s", session.id, command)
         tasks.prune_groups(session)
         shell = session.runtime.shell
-        sentinel = sentinel_of(session)
-        scanner = SentinelScanner(sentinel)
-        stdout = Capture(keep=LIMIT + scanner.keep)
+        stdout = Capture()
         stderr = Capture()
+        report = CwdReport()
         sender = ProgressSender(ctx) if progress_token(ctx) is not None else None
-        out_lines = LineSplitter(sender.add, sentinel) if sender else None
+        out_lines = LineSplitter(sender.add) if sender else None
         err_lines = LineSplitter(sender.add) if sender else None
 
         def on_stdout(data: bytes) -> None:
             text = stdout.feed(data)
-            scanner.feed(text)
             if out_lines is not None:
                 out_lines.feed(text)
 
@@ -161,11 +214,13 @@ class Bash:
         try:
             run = ShellRun(
                 shell,
-                foreground_script(session.cwd, command, sentinel),
+                FOREGROUND_SCRIPT,
+                [*cd_steps(session.cwd), command],
                 cwd=spawn_dir(session),
                 env=self.env,
                 on_stdout=on_stdout,
                 on_stderr=on_stderr,
+                on_report=report.feed,
             )
         except OSError as exc:
             if sender is not None:
@@ -195,7 +250,6 @@ class Bash:
             tasks.release_group(session, run.group)
 
         rest, err_rest = stdout.finish(), stderr.finish()
-        scanner.feed(rest)
         if sender is not None and out_lines is not None and err_lines is not None:
             out_lines.feed(rest)
             out_lines.finish()
@@ -203,11 +257,9 @@ class Bash:
             err_lines.finish()
             await sender.close()
 
-        block = scanner.result()
-        if block is not None:
-            stdout.cut(block.start, block.end)
-            if block.pwd and not timed_out and os.path.isabs(block.pwd):
-                session.cwd = block.pwd
+        cwd = report.cwd()
+        if cwd is not None and not timed_out:
+            session.cwd = cwd
         assert run.returncode is not None
         text = f"Command timed out after {timeout_ms}ms\n\n" if timed_out else ""
         text += f"exit_code: {exit_status(run.returncode)}\n"

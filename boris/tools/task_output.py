@@ -29,7 +29,8 @@ Read the output of a background command started with bash and run_in_background.
 While the command runs: `status: running`, then its stderr and stdout so far. Once \
 it has finished: `status: completed`, its exit code, stderr and stdout; a finished \
 task is then forgotten, so its output can be read only once. Each stream shows its \
-first 30000 characters."""
+first 30000 characters. A session keeps the {unread} most recently finished tasks \
+that have not been read; older ones expire."""
 
 COMPAT_DESCRIPTION = """\
 Retrieves output from a background bash command, given the task_id that bash \
@@ -46,6 +47,8 @@ def definition(settings: Settings) -> ToolDef:
     return ToolDef(
         fn=task_output,
         title="Read background task output",
-        description=COMPAT_DESCRIPTION if settings.anthropic_compat else DESCRIPTION,
+        description=COMPAT_DESCRIPTION
+        if settings.anthropic_compat
+        else DESCRIPTION.format(unread=tasks.UNREAD_LIMIT),
         read_only=True,
     )
