@@ -36,13 +36,22 @@ def _fully_resolved(path: str) -> str:
         return os.path.realpath(path, strict=True)
     except OSError:
         pass  # missing components or a loop
-    resolved = os.path.realpath(path)
-    for _ in range(40):  # the kernel's own limit on links in one lookup
-        again = os.path.realpath(resolved)
-        if again == resolved:
-            break
-        resolved = again
-    return resolved
+    for _ in range(3):
+        try:
+            resolved = os.path.realpath(path)
+            for _ in range(40):  # the kernel's own limit on links in one lookup
+                again = os.path.realpath(resolved)
+                if again == resolved:
+                    break
+                resolved = again
+            return resolved
+        except OSError as exc:
+            # A symlink seen on the way was gone when it was read (EINVAL from readlink):
+            # the path is changing under us; look again.
+            failure = exc
+    raise ToolFailure(
+        Code.IO_ERROR, f"could not resolve {path}: {failure.strerror or failure}; try again"
+    )
 
 
 def _ancestors_and_self(path: str) -> list[str]:

@@ -90,6 +90,54 @@ async def test_disk_full(tiny_tmpfs: Path) -> None:
     assert os.listdir(tiny_tmpfs) == ["f.txt"]
 
 
+async def test_disk_full_for_the_backup_of_an_in_place_write(tiny_tmpfs: Path) -> None:
+    # A hard-linked file is written in place, after a backup copy beside it: here a
+    # 36 KB file on a 64 KB filesystem has no room for its backup.
+    path = tiny_tmpfs / "f.txt"
+    path.write_text(original_text())
+    os.link(path, tiny_tmpfs / "link.txt")
+    before = path.read_bytes()
+    async with stdio_client(workdir=tiny_tmpfs) as client:
+        ok_text(await call(client, "view", path="f.txt", view_range=[1, 1]))
+        result = await call(client, "str_replace", path="f.txt", old_str="line 7\n", new_str="")
+        assert error_text(result) == (
+            f"[IO_ERROR] could not write {path}: No space left on device; the file is unchanged"
+        )
+    assert path.read_bytes() == before
+    assert sorted(os.listdir(tiny_tmpfs)) == ["f.txt", "link.txt"]
+
+
+async def test_disk_full_for_the_new_content_of_an_in_place_write(tiny_tmpfs: Path) -> None:
+    # The 20 KB file's backup fits, its 60 KB replacement does not: the room is claimed
+    # before the first byte is overwritten, and the backup goes again.
+    path = tiny_tmpfs / "f.txt"
+    path.write_bytes(b"x" * 20_000)
+    os.link(path, tiny_tmpfs / "link.txt")
+    async with stdio_client(workdir=tiny_tmpfs) as client:
+        ok_text(await call(client, "view", path="f.txt"))
+        result = await call(client, "create_file", path="f.txt", content="y" * 60_000)
+        assert error_text(result) == (
+            f"[IO_ERROR] could not write {path}: No space left on device; the file is unchanged"
+        )
+    assert path.read_bytes() == b"x" * 20_000
+    assert sorted(os.listdir(tiny_tmpfs)) == ["f.txt", "link.txt"]
+
+
+async def test_in_place_write_over_the_file_size_limit(tmp_path: Path) -> None:
+    path = tmp_path / "f.txt"
+    path.write_bytes(b"x" * 2000)
+    os.link(path, tmp_path / "link.txt")
+    command = ["/bin/sh", "-c", 'ulimit -f 8 && exec "$0" "$@"', *BORIS]
+    async with stdio_client(workdir=tmp_path, command=command) as client:
+        ok_text(await call(client, "view", path="f.txt"))
+        result = await call(client, "create_file", path="f.txt", content="y" * 10_000)
+        assert error_text(result) == (
+            f"[IO_ERROR] could not write {path}: File too large; the file is unchanged"
+        )
+    assert path.read_bytes() == b"x" * 2000
+    assert sorted(os.listdir(tmp_path)) == ["f.txt", "link.txt"]
+
+
 def permissions_hold(directory: Path) -> bool:
     """Whether this process is refused a write into a read-only directory.
 

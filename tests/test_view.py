@@ -223,6 +223,24 @@ async def test_path_under_a_file(client: Client[Any], case: Path) -> None:
     assert error_text(result) == f"[PATH_NOT_FOUND] {case / 'file' / 'child'} does not exist"
 
 
+async def test_file_with_trailing_slash_is_not_a_directory(client: Client[Any], case: Path) -> None:
+    # As the system sees it: "a.txt/" and "a.txt/." name a directory, and a.txt is none.
+    (case / "a.txt").write_text("x\n")
+    for given in (f"{case}/a.txt/", f"{case}/a.txt/."):
+        assert error_text(await view(client, given)) == (
+            f"[INVALID_INPUT] {case / 'a.txt'}/ is not a directory"
+        )
+
+
+async def test_directory_with_trailing_slash_is_listed(client: Client[Any], case: Path) -> None:
+    (case / "d").mkdir()
+    (case / "d" / "x.txt").write_text("x\n")
+    assert ok_text(await view(client, f"{case}/d/")) == "d/\n└── x.txt\n"
+    assert error_text(await view(client, f"{case}/nope/")) == (
+        f"[PATH_NOT_FOUND] {case / 'nope'} does not exist"
+    )
+
+
 async def test_broken_symlink(client: Client[Any], case: Path) -> None:
     (case / "dangling").symlink_to(case / "gone")
     result = await view(client, case / "dangling")

@@ -1,0 +1,151 @@
+"""The scope holds while another process changes the paths the file tools are given.
+
+The scope check resolves a path; the tool then opens what the check approved, not
+whatever the name leads to by then. Here a directory inside the allowed directory keeps
+being swapped for a symlink to a directory outside it while a client calls the file
+tools through it. With bash disabled the scope is the only boundary, so nothing outside
+may be read, listed, created or changed, whatever the timing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support import stdio_client, text_of
+
+pytestmark = pytest.mark.anyio
+
+CALLS = 1000
+OUTSIDE_TEXT = "OUTSIDE SECRET 0 1\n"
+
+
+def snapshot(directory: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file under ``directory`` with its content and mtime."""
+    found = {}
+    for path in sorted(directory.rglob("*")):
+        if path.is_file():
+            found[str(path.relative_to(directory))] = (path.read_bytes(), path.stat().st_mtime_ns)
+    return found
+
+
+def exchange(first: Path, second: Path) -> None:
+    """Swap two names atomically (renameat2 RENAME_EXCHANGE): neither is ever missing."""
+    assert _RENAMEAT2 is not None
+    if _RENAMEAT2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), 2) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, os.strerror(error), str(first))
+
+
+_AT_FDCWD = -100
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_RENAMEAT2 = getattr(_LIBC, "renameat2", None)
+
+
+@contextmanager
+def swapping(sub: Path, link: Path) -> Iterator[list[int]]:
+    """Swap the directory ``sub`` with the symlink ``link`` over and over until the block ends.
+
+    Yields a one-item list counting the swaps. The thread checks an event before each
+    round, so it stops when the block ends, after a round that leaves ``sub`` the real
+    directory; an error in the thread fails the test.
+    """
+    if _RENAMEAT2 is None:
+        pytest.skip("no renameat2 in this C library")
+    stop = threading.Event()
+    rounds = [0]
+    errors: list[BaseException] = []
+
+    def loop() -> None:
+        try:
+            while not stop.is_set():
+                exchange(sub, link)  # the symlink to the outside now answers to "sub"
+                exchange(sub, link)  # and the directory again
+                rounds[0] += 1
+        except BaseException as exc:  # reported by the test, not lost in the thread
+            errors.append(exc)
+
+    thread = threading.Thread(target=loop, name="swapper")
+    thread.start()
+    try:
+        yield rounds
+    finally:
+        stop.set()
+        thread.join(timeout=30)
+    assert not thread.is_alive()
+    assert not errors, errors
+    assert sub.is_dir()
+    assert not sub.is_symlink()
+
+
+@pytest.fixture
+def layout(tmp_path: Path) -> tuple[Path, Path]:
+    inside = tmp_path / "inside"
+    outside = tmp_path / "outside"
+    (inside / "sub").mkdir(parents=True)
+    (inside / "sub" / "f.txt").write_text("inside 0\n")
+    outside.mkdir()
+    (outside / "f.txt").write_text(OUTSIDE_TEXT)
+    (outside / "outside-only.txt").write_text(OUTSIDE_TEXT)
+    (inside / "link").symlink_to(outside)
+    return inside, outside
+
+
+async def test_file_tools_never_leave_the_allowed_directory(layout: tuple[Path, Path]) -> None:
+    inside, outside = layout
+    before = snapshot(outside)
+    seen_inside = 0
+    async with stdio_client(
+        "--allow-dir",
+        str(inside),
+        "--disable-tools",
+        "bash",
+        "--require-view-before-edit",
+        "false",
+        workdir=inside,
+    ) as client:
+        with swapping(inside / "sub", inside / "link") as rounds:
+            for n in range(CALLS):
+                kind = n % 4
+                arguments: dict[str, Any]
+                if kind == 0:
+                    tool, arguments = "view", {"path": "sub/f.txt"}
+                elif kind == 1:
+                    tool, arguments = "create_file", {"path": f"sub/new-{n}.txt", "content": "x"}
+                elif kind == 2:
+                    tool, arguments = "create_file", {"path": "sub/f.txt", "content": "inside 0\n"}
+                else:
+                    old, new = ("0", "1") if n % 8 == 3 else ("1", "0")
+                    tool = "str_replace"
+                    arguments = {"path": "sub/f.txt", "old_str": old, "new_str": new}
+                result = await client.call_tool(tool, arguments, raise_on_error=False)
+                text = text_of(result)
+                assert "SECRET" not in text, (tool, arguments, text)
+                assert str(outside) not in text or text.startswith("[ACCESS_DENIED]"), text
+                seen_inside += text.startswith("1\tinside")
+        assert rounds[0] > 0
+    assert snapshot(outside) == before
+    assert seen_inside > 0  # the calls did reach the real directory now and then
+
+
+async def test_listing_never_shows_the_outside(layout: tuple[Path, Path]) -> None:
+    inside, outside = layout
+    (inside / "sub" / "deeper").mkdir()
+    (outside / "deeper").mkdir()
+    (outside / "deeper" / "outside-only-deeper.txt").write_text("x")
+    async with stdio_client("--allow-dir", str(inside), "--disable-tools", "bash") as client:
+        with swapping(inside / "sub", inside / "link") as rounds:
+            for _ in range(CALLS // 2):
+                for path in ("sub", "."):
+                    result = await client.call_tool(
+                        "view", {"path": str(inside / path)}, raise_on_error=False
+                    )
+                    assert "outside-only" not in text_of(result), text_of(result)
+        assert rounds[0] > 0
