@@ -7,6 +7,7 @@ then the operation itself. Only a call that passes all of them touches the disk.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import threading
@@ -21,9 +22,22 @@ from boris.place import Place
 from boris.session import Session
 
 
-def open_existing(place: Place) -> tuple[int, os.stat_result]:
-    """A read descriptor of the existing file or directory at ``place``, and its stat."""
+def open_existing(place: Place, tool: str) -> tuple[int, os.stat_result]:
+    """A read descriptor of the regular file or directory at ``place``, and its stat.
+
+    Anything else there (a FIFO, socket or device) is refused without being opened:
+    opening a device can have effects of its own.
+    """
     try:
+        info = place.lstat()
+        if info is None:
+            raise FileNotFoundError(place.path)
+        if stat.S_ISLNK(info.st_mode):  # resolve leaves only a loop
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), place.path)
+        if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+            problem = not_a_file(place, info, tool)
+            assert problem is not None
+            raise problem
         return place.open()
     except (FileNotFoundError, NotADirectoryError):
         raise ToolFailure(Code.PATH_NOT_FOUND, f"{place.path} does not exist") from None
@@ -103,7 +117,7 @@ def redo_once_if_changed(place: Place, attempt: Callable[[], _T]) -> _T:
 
 
 def _read_for_edit(session: Session, place: Place, tool: str) -> tuple[bytes, os.stat_result]:
-    fd, info = open_existing(place)
+    fd, info = open_existing(place, tool)
     try:
         problem = not_a_file(place, info, tool)
         if problem is not None:

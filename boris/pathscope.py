@@ -15,6 +15,9 @@ from boris.errors import Code, ToolFailure
 from boris.globmatch import compile_glob
 from boris.patterns import GLOB_FLAGS
 
+#: The system's limit on a path's length in bytes, its final NUL included.
+PATH_MAX = os.pathconf("/", "PC_PATH_MAX") if hasattr(os, "pathconf") else 4096
+
 
 def is_within(path: str, directory: str) -> bool:
     """True when ``path`` is ``directory`` or lies under it, by whole path components."""
@@ -96,7 +99,16 @@ class PathScope:
             raise ToolFailure(Code.INVALID_INPUT, "path: must not be empty")
         if "\0" in path:
             raise ToolFailure(Code.INVALID_INPUT, "path: must not contain a NUL character")
-        resolved = _fully_resolved(os.path.join(cwd, path))
+        absolute = os.path.join(cwd, path)
+        if len(os.fsencode(absolute)) >= PATH_MAX:
+            # No system call takes it; resolving it a component at a time would cost
+            # time growing with the square of its length.
+            raise ToolFailure(
+                Code.INVALID_INPUT,
+                f"path: longer than the system's limit of {PATH_MAX - 1} bytes "
+                "(as an absolute path)",
+            )
+        resolved = _fully_resolved(absolute)
         self.check(resolved)
         return resolved
 

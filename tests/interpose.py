@@ -1,10 +1,13 @@
-"""Acting at an exact moment inside another process's file operations (Linux, root).
+"""Watching, and acting inside, another process's file operations (Linux).
 
-A fanotify permission event holds a process inside its ``open`` until we answer. Marking
-a directory for ``FAN_OPEN_PERM`` on its children lets a test do something at the moment
-the server opens a file there, before the server's ``open`` returns: deterministic,
-without sleeps or timing loops. fanotify needs CAP_SYS_ADMIN; the tests that use it skip
-without it.
+A fanotify permission event holds a process inside its ``open`` of a regular file until
+we answer. Marking a directory for ``FAN_OPEN_PERM`` on its children lets a test do
+something at the moment the server opens a file there, before the server's ``open``
+returns: deterministic, without sleeps or timing loops. fanotify needs CAP_SYS_ADMIN; the
+tests that use it skip without it.
+
+inotify reports every open in a directory, FIFOs and devices included, as it happens:
+what a call opened can be read once the call has returned.
 """
 
 from __future__ import annotations
@@ -96,3 +99,37 @@ def on_open(directory: Path, react: Callable[[str], None]) -> Iterator[list[str]
         os.close(fan)  # any event still pending is allowed by the kernel
         os.close(wake_read)
         os.close(wake_write)
+
+
+_IN_OPEN = 0x20
+_IN_EVENT = struct.Struct("=iIII")  # wd, mask, cookie, len; then the name
+
+
+@contextmanager
+def watching_opens(directory: Path) -> Iterator[Callable[[], list[str]]]:
+    """Yields a function giving the names opened in ``directory`` since the block began."""
+    fd = _libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+    if fd < 0:
+        raise Unavailable(os.strerror(ctypes.get_errno()))
+    try:
+        if _libc.inotify_add_watch(fd, os.fsencode(directory), _IN_OPEN) < 0:
+            raise Unavailable(os.strerror(ctypes.get_errno()))
+        seen: list[str] = []
+
+        def opened() -> list[str]:
+            while True:
+                try:
+                    buffer = os.read(fd, 65536)
+                except BlockingIOError:
+                    return list(seen)
+                offset = 0
+                while offset < len(buffer):
+                    _, mask, _, length = _IN_EVENT.unpack_from(buffer, offset)
+                    start = offset + _IN_EVENT.size
+                    if mask & _IN_OPEN and length:
+                        seen.append(os.fsdecode(buffer[start : start + length].rstrip(b"\0")))
+                    offset = start + length
+
+        yield opened
+    finally:
+        os.close(fd)

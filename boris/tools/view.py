@@ -78,7 +78,7 @@ def view_path(session: Session, path: str, view_range: list[int] | None) -> str 
     """What view (and the editor's view command) returns; marks a viewed file."""
     line_range = _check_range(view_range)
     with locate(session.resolve, path) as place:
-        fd, info = open_existing(place)
+        fd, info = open_existing(place, "view")
         try:
             if stat.S_ISDIR(info.st_mode):
                 return list_directory(place.path, fd, session.scope)
