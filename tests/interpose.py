@@ -52,7 +52,9 @@ def on_open(directory: Path, react: Callable[[str], None]) -> Iterator[list[str]
 
     The opening process waits inside ``open`` until ``react`` returns. Yields the list of
     names opened so far. Raises Unavailable where fanotify cannot be used. An error in
-    ``react`` is raised when the block ends; the open is allowed either way.
+    ``react`` is raised when the block ends; the open is allowed either way. ``react``
+    must not open a file in ``directory`` itself (that open would wait for ``react``):
+    write through descriptors opened before, or rename files in.
     """
     fan = _libc.fanotify_init(_FAN_CLASS_CONTENT | _FAN_CLOEXEC, os.O_RDONLY | os.O_CLOEXEC)
     if fan < 0:

@@ -232,3 +232,30 @@ async def test_overwrite_of_a_file_changing_again_is_not_written(
     assert error_text(result) == f"[IO_ERROR] {path} changed while being edited; view it again"
     assert path.read_text() == "one\ntwo\nthree\n"
     assert len(os.listdir(case)) == 1 + linked
+
+
+async def test_create_does_not_clobber_a_file_that_appeared(
+    client: Client[Any], case: Path
+) -> None:
+    # Another process creates the file while the server writes its temporary copy: the
+    # copy is not renamed over it; the call is redone and finds an existing file. (The
+    # file is renamed in from outside: an open in the watched directory would wait for
+    # the watcher itself.)
+    path = case / "f.txt"
+    staged = case.parent / f"{case.name}-staged.txt"
+    staged.write_text("theirs\n")
+
+    def create_it(name: str) -> None:
+        if name != path.name and staged.exists():
+            staged.rename(path)
+
+    try:
+        with on_open(case, create_it):
+            result = await call(client, "create_file", path=str(path), content="mine\n")
+    except Unavailable as exc:
+        pytest.skip(f"fanotify permission events unavailable: {exc}")
+    assert error_text(result) == (
+        f"[FILE_NOT_VIEWED] file {path} must be viewed before overwriting. Use the view tool first."
+    )
+    assert path.read_text() == "theirs\n"
+    assert os.listdir(case) == ["f.txt"]

@@ -51,24 +51,31 @@ _RENAMEAT2 = getattr(_LIBC, "renameat2", None)
 
 @contextmanager
 def swapping(sub: Path, link: Path) -> Iterator[list[int]]:
-    """Swap the directory ``sub`` with the symlink ``link`` over and over until the block ends.
+    """Swap ``sub`` with the symlink ``link`` over and over until the block ends.
 
     Yields a one-item list counting the swaps. The thread checks an event before each
     round, so it stops when the block ends, after a round that leaves ``sub`` the real
-    directory; an error in the thread fails the test.
+    file or directory; an error in the thread fails the test.
     """
     if _RENAMEAT2 is None:
         pytest.skip("no renameat2 in this C library")
     stop = threading.Event()
     rounds = [0]
     errors: list[BaseException] = []
+    target = os.readlink(link)
+    spare = link.with_name(link.name + ".spare")
 
     def loop() -> None:
         try:
             while not stop.is_set():
                 exchange(sub, link)  # the symlink to the outside now answers to "sub"
-                exchange(sub, link)  # and the directory again
+                exchange(sub, link)  # and the real one again
                 rounds[0] += 1
+                if not link.is_symlink():
+                    # A write renamed a new file over the symlink while it stood at
+                    # "sub", which ends the attack: put a symlink back.
+                    spare.symlink_to(target)
+                    spare.rename(link)
         except BaseException as exc:  # reported by the test, not lost in the thread
             errors.append(exc)
 
@@ -81,7 +88,6 @@ def swapping(sub: Path, link: Path) -> Iterator[list[int]]:
         thread.join(timeout=30)
     assert not thread.is_alive()
     assert not errors, errors
-    assert sub.is_dir()
     assert not sub.is_symlink()
 
 
@@ -91,14 +97,37 @@ def layout(tmp_path: Path) -> tuple[Path, Path]:
     outside = tmp_path / "outside"
     (inside / "sub").mkdir(parents=True)
     (inside / "sub" / "f.txt").write_text("inside 0\n")
+    (inside / "g.txt").write_text("inside 0\n")
     outside.mkdir()
     (outside / "f.txt").write_text(OUTSIDE_TEXT)
     (outside / "outside-only.txt").write_text(OUTSIDE_TEXT)
     (inside / "link").symlink_to(outside)
+    (inside / "g-link").symlink_to(outside / "f.txt")
     return inside, outside
 
 
-async def test_file_tools_never_leave_the_allowed_directory(layout: tuple[Path, Path]) -> None:
+def calls(swapped: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """A thousand calls of view, create_file and str_replace through ``swapped``."""
+    target = "sub/f.txt" if swapped == "sub" else "g.txt"
+    for n in range(CALLS):
+        kind = n % 4
+        if kind == 0:
+            yield "view", {"path": target}
+        elif kind == 1 and swapped == "sub":
+            yield "create_file", {"path": f"sub/new-{n}.txt", "content": "x"}
+        elif kind in (1, 2):
+            yield "create_file", {"path": target, "content": "inside 0\n"}
+        else:
+            old, new = ("0", "1") if n % 8 == 3 else ("1", "0")
+            yield "str_replace", {"path": target, "old_str": old, "new_str": new}
+
+
+@pytest.mark.parametrize(
+    ("swapped", "link"), [("sub", "link"), ("g.txt", "g-link")], ids=["directory", "file"]
+)
+async def test_file_tools_never_leave_the_allowed_directory(
+    layout: tuple[Path, Path], swapped: str, link: str
+) -> None:
     inside, outside = layout
     before = snapshot(outside)
     seen_inside = 0
@@ -111,20 +140,8 @@ async def test_file_tools_never_leave_the_allowed_directory(layout: tuple[Path, 
         "false",
         workdir=inside,
     ) as client:
-        with swapping(inside / "sub", inside / "link") as rounds:
-            for n in range(CALLS):
-                kind = n % 4
-                arguments: dict[str, Any]
-                if kind == 0:
-                    tool, arguments = "view", {"path": "sub/f.txt"}
-                elif kind == 1:
-                    tool, arguments = "create_file", {"path": f"sub/new-{n}.txt", "content": "x"}
-                elif kind == 2:
-                    tool, arguments = "create_file", {"path": "sub/f.txt", "content": "inside 0\n"}
-                else:
-                    old, new = ("0", "1") if n % 8 == 3 else ("1", "0")
-                    tool = "str_replace"
-                    arguments = {"path": "sub/f.txt", "old_str": old, "new_str": new}
+        with swapping(inside / swapped, inside / link) as rounds:
+            for tool, arguments in calls(swapped):
                 result = await client.call_tool(tool, arguments, raise_on_error=False)
                 text = text_of(result)
                 assert "SECRET" not in text, (tool, arguments, text)
@@ -132,7 +149,7 @@ async def test_file_tools_never_leave_the_allowed_directory(layout: tuple[Path, 
                 seen_inside += text.startswith("1\tinside")
         assert rounds[0] > 0
     assert snapshot(outside) == before
-    assert seen_inside > 0  # the calls did reach the real directory now and then
+    assert seen_inside > 0  # the calls did reach the real file now and then
 
 
 async def test_listing_never_shows_the_outside(layout: tuple[Path, Path]) -> None:
