@@ -13,7 +13,6 @@ editor's str_replace, insert and create.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
+from tests.file_helpers import CAP_CHOWN, boris_without
 from tests.interpose import Unavailable, on_open
 from tests.support import error_text, ok_text, stdio_client
 
@@ -113,25 +113,13 @@ async def test_owner_and_group_kept(client: Client[Any], case: Path) -> None:
     assert path.read_text() == "two\n"
 
 
-#: Runs the server as root without CAP_CHOWN (dropped from the bounding set before exec):
-#: a server that may write other users' files but cannot give a new file their ownership.
-WITHOUT_CHOWN = [
-    sys.executable,
-    "-c",
-    "import ctypes, os, sys\n"
-    "if ctypes.CDLL(None).prctl(24, 0, 0, 0, 0) != 0: sys.exit('cannot drop CAP_CHOWN')\n"
-    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])",
-    "-m",
-    "boris",
-]
-
-
 async def test_server_that_cannot_chown_keeps_the_owner(case: Path) -> None:
+    # The server may write other users' files but cannot give a new file their owner.
     _require_root()
     path = case / "f.txt"
     path.write_text("one\n")
     os.chown(path, NOBODY, NOBODY)
-    async with stdio_client(workdir=case, command=WITHOUT_CHOWN) as client:
+    async with stdio_client(workdir=case, command=boris_without(CAP_CHOWN)) as client:
         ok_text(await call(client, "view", path=str(path)))
         ok_text(await call(client, "str_replace", path=str(path), old_str="one", new_str="1"))
         assert (path.stat().st_uid, path.stat().st_gid) == (NOBODY, NOBODY)

@@ -1,8 +1,9 @@
 """Failed writes leave the original intact and report IO_ERROR.
 
-Three ways to make a write fail for real: a file-size limit on the server process
-(works anywhere, as any user), a full filesystem (a tiny tmpfs, when this machine lets
-us mount one), and a read-only directory (meaningless as root, who may write anyway).
+Ways to make a write fail for real: a file-size limit on the server process (works
+anywhere, as any user), a full filesystem (a tiny tmpfs, when this machine lets us mount
+one), and read-only files and directories (as root, the server runs without
+CAP_DAC_OVERRIDE so that permissions hold for it).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
+from tests.file_helpers import CAP_DAC_OVERRIDE, boris_without
 from tests.support import BORIS, error_text, ok_text, stdio_client
 
 pytestmark = pytest.mark.anyio
@@ -138,55 +140,51 @@ async def test_in_place_write_over_the_file_size_limit(tmp_path: Path) -> None:
     assert sorted(os.listdir(tmp_path)) == ["f.txt", "link.txt"]
 
 
-def permissions_hold(directory: Path) -> bool:
-    """Whether this process is refused a write into a read-only directory.
-
-    Root, or any process with CAP_DAC_OVERRIDE, writes anyway; the server runs with
-    the same privileges as the tests.
-    """
-    probe = directory / "probe"
-    probe.mkdir()
-    probe.chmod(0o555)
-    try:
-        (probe / "x").write_text("")
-    except PermissionError:
-        return True
-    finally:
-        probe.chmod(0o755)
-    (probe / "x").unlink()
-    probe.rmdir()
-    return False
+def obeying_permissions() -> list[str]:
+    """A server command that file permissions hold for, even when the tests run as root."""
+    return boris_without(CAP_DAC_OVERRIDE) if os.geteuid() == 0 else BORIS
 
 
 async def test_read_only_directory(tmp_path: Path) -> None:
-    if not permissions_hold(tmp_path):
-        pytest.skip("this process may write into read-only directories (root)")
     locked = tmp_path / "locked"
     locked.mkdir()
     path = locked / "f.txt"
     path.write_text("keep\n")
+    os.link(path, locked / "link.txt")
+    single = locked / "single.txt"
+    single.write_text("keep\n")
     locked.chmod(0o555)
     try:
-        async with stdio_client(workdir=locked) as client:
-            ok_text(await call(client, "view", path="f.txt"))
-            result = await call(client, "str_replace", path="f.txt", old_str="keep", new_str="x")
+        async with stdio_client(workdir=locked, command=obeying_permissions()) as client:
+            # Neither a temporary copy (one link) nor a backup (two) can be made.
+            for target in (single, path):
+                ok_text(await call(client, "view", path=target.name))
+                result = await call(
+                    client, "str_replace", path=target.name, old_str="keep", new_str="x"
+                )
+                assert error_text(result) == (
+                    f"[IO_ERROR] could not write {target}: Permission denied; the file is unchanged"
+                )
+            result = await call(client, "create_file", path="new.txt", content="x")
             assert error_text(result) == (
-                f"[IO_ERROR] could not write {path}: Permission denied; the file is unchanged"
+                f"[IO_ERROR] could not write {locked / 'new.txt'}: Permission denied; "
+                "no file was created"
             )
     finally:
         locked.chmod(0o755)
-    assert path.read_text() == "keep\n"
-    assert os.listdir(locked) == ["f.txt"]
+    assert path.read_text() == single.read_text() == "keep\n"
+    assert sorted(os.listdir(locked)) == ["f.txt", "link.txt", "single.txt"]
 
 
-async def test_read_only_file_is_not_replaced(tmp_path: Path) -> None:
-    if not permissions_hold(tmp_path):
-        pytest.skip("this process may write read-only files (root)")
+@pytest.mark.parametrize("linked", [False, True], ids=["renamed", "in-place"])
+async def test_read_only_file_is_not_replaced(tmp_path: Path, linked: bool) -> None:
     # The directory is writable, so a rename would succeed: the file's own mode decides.
     path = tmp_path / "f.txt"
     path.write_text("keep\n")
     path.chmod(0o444)
-    async with stdio_client(workdir=tmp_path) as client:
+    if linked:
+        os.link(path, tmp_path / "link.txt")
+    async with stdio_client(workdir=tmp_path, command=obeying_permissions()) as client:
         ok_text(await call(client, "view", path="f.txt"))
         result = await call(client, "str_replace", path="f.txt", old_str="keep", new_str="x")
         assert error_text(result) == (
@@ -197,4 +195,4 @@ async def test_read_only_file_is_not_replaced(tmp_path: Path) -> None:
             f"[IO_ERROR] could not write {path}: Permission denied; the file is unchanged"
         )
     assert path.read_text() == "keep\n"
-    assert sorted(os.listdir(tmp_path)) == ["f.txt", "probe"]
+    assert len(os.listdir(tmp_path)) == 1 + linked
