@@ -26,6 +26,7 @@ _FAN_CLOEXEC = 0x01
 _FAN_MARK_ADD = 0x01
 _FAN_OPEN_PERM = 0x00010000
 _FAN_EVENT_ON_CHILD = 0x08000000
+_FAN_ONDIR = 0x40000000
 _FAN_ALLOW = 0x01
 _AT_FDCWD = -100
 # struct fanotify_event_metadata: event_len, vers, reserved, metadata_len, mask, fd, pid
@@ -47,9 +48,12 @@ class Unavailable(Exception):
 
 
 @contextmanager
-def on_open(directory: Path, react: Callable[[str], None]) -> Iterator[list[str]]:
+def on_open(
+    directory: Path, react: Callable[[str], None], *, itself: bool = False
+) -> Iterator[list[str]]:
     """Call ``react(name)`` whenever any process opens a file directly in ``directory``.
 
+    With ``itself``, opens of ``directory`` itself count too (``name`` is its name).
     The opening process waits inside ``open`` until ``react`` returns. Yields the list of
     names opened so far. Raises Unavailable where fanotify cannot be used. An error in
     ``react`` is raised when the block ends; the open is allowed either way. ``react``
@@ -61,7 +65,7 @@ def on_open(directory: Path, react: Callable[[str], None]) -> Iterator[list[str]
         raise Unavailable(os.strerror(ctypes.get_errno()))
     wake_read, wake_write = os.pipe()
     try:
-        mask = _FAN_OPEN_PERM | _FAN_EVENT_ON_CHILD
+        mask = _FAN_OPEN_PERM | _FAN_EVENT_ON_CHILD | (_FAN_ONDIR if itself else 0)
         if _libc.fanotify_mark(fan, _FAN_MARK_ADD, mask, _AT_FDCWD, os.fsencode(directory)) != 0:
             raise Unavailable(os.strerror(ctypes.get_errno()))
         opened: list[str] = []

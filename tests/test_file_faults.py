@@ -9,6 +9,7 @@ CAP_DAC_OVERRIDE so that permissions hold for it).
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +18,8 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from tests.file_helpers import CAP_DAC_OVERRIDE, boris_without
+from tests.file_helpers import CAP_DAC_OVERRIDE, boris_without, child_pid
+from tests.interpose import Unavailable, on_open
 from tests.support import BORIS, error_text, ok_text, stdio_client
 
 pytestmark = pytest.mark.anyio
@@ -138,6 +140,44 @@ async def test_in_place_write_over_the_file_size_limit(tmp_path: Path) -> None:
         )
     assert path.read_bytes() == b"x" * 2000
     assert sorted(os.listdir(tmp_path)) == ["f.txt", "link.txt"]
+
+
+async def test_in_place_write_failing_midway_keeps_its_backup(tmp_path: Path) -> None:
+    # Once the backup of a hard-linked file is synced, the server's file size limit is
+    # cut below the new content (at the moment the server opens the directory to sync
+    # the backup's name), so the write in place stops partway and undoing it fails the
+    # same way. The backup then holds the original, and the result says where it is.
+    path = tmp_path / "f.txt"
+    original = b"".join(b"line %04d\n" % n for n in range(400))  # 4000 bytes
+    path.write_bytes(original)
+    os.link(path, tmp_path / "link.txt")
+    async with stdio_client(workdir=tmp_path) as client:
+        ok_text(await call(client, "view", path="f.txt", view_range=[1, 1]))
+        pid = child_pid(str(tmp_path))
+
+        def limit_writes(name: str) -> None:
+            if name == tmp_path.name:
+                resource.prlimit(pid, resource.RLIMIT_FSIZE, (1000, resource.RLIM_INFINITY))
+
+        try:
+            with on_open(tmp_path, limit_writes, itself=True):
+                result = await call(
+                    client, "str_replace", path="f.txt", old_str="line 0007\n", new_str=""
+                )
+        except Unavailable as exc:
+            pytest.skip(f"fanotify permission events unavailable: {exc}")
+        resource.prlimit(pid, resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY,) * 2)
+        backups = [name for name in os.listdir(tmp_path) if name.endswith(".bak")]
+        assert len(backups) == 1, os.listdir(tmp_path)
+        backup = tmp_path / backups[0]
+        assert backup.name.startswith(".f.txt.")
+        assert error_text(result) == (
+            f"[IO_ERROR] could not write {path}: File too large; "
+            f"its old content is kept in {backup}"
+        )
+        assert backup.read_bytes() == original
+        # The server goes on serving.
+        ok_text(await call(client, "view", path="f.txt", view_range=[1, 1]))
 
 
 def obeying_permissions() -> list[str]:
