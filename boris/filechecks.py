@@ -1,4 +1,4 @@
-"""The checks the file tools share, and the read-edit-write cycle of str_replace and insert.
+"""The checks the file tools share, and the read-edit-write cycle of the editing tools.
 
 Every file tool checks in the same order: invalid input, then ``ACCESS_DENIED`` (the
 session's resolve), then ``PATH_NOT_FOUND``, then ``FILE_NOT_VIEWED``, then the size limit,
@@ -11,23 +11,38 @@ import errno
 import os
 import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from typing import TypeVar
 
 from boris.errors import Code, ToolFailure, io_error
-from boris.fileio import human_size, open_regular, write_atomic
+from boris.fileio import human_size, read_up_to
+from boris.filewrite import Changed, replace_existing
+from boris.place import Place
 from boris.session import Session
 
 
-def stat_existing(resolved: str) -> os.stat_result:
-    """The stat of an existing path; ``PATH_NOT_FOUND`` when there is nothing there."""
+def open_existing(place: Place, tool: str) -> tuple[int, os.stat_result]:
+    """A read descriptor of the regular file or directory at ``place``, and its stat.
+
+    Anything else there (a FIFO, socket or device) is refused without being opened:
+    opening a device can have effects of its own.
+    """
     try:
-        return os.stat(resolved)
+        info = place.lstat()
+        if info is None:
+            raise FileNotFoundError(place.path)
+        if stat.S_ISLNK(info.st_mode):  # resolve leaves only a loop
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), place.path)
+        if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+            problem = not_a_file(place, info, tool)
+            assert problem is not None
+            raise problem
+        return place.open()
     except (FileNotFoundError, NotADirectoryError):
-        raise ToolFailure(Code.PATH_NOT_FOUND, f"{resolved} does not exist") from None
+        raise ToolFailure(Code.PATH_NOT_FOUND, f"{place.path} does not exist") from None
     except OSError as exc:
-        raise io_error("stat", resolved, exc) from None
+        raise io_error("read", place.path, exc) from None
 
 
 def require_viewed(session: Session, resolved: str, action: str) -> None:
@@ -52,70 +67,72 @@ def check_size(size: int, limit: int, subject: str) -> None:
         )
 
 
-def not_a_file(resolved: str, info: os.stat_result, tool: str) -> ToolFailure | None:
+def not_a_file(place: Place, info: os.stat_result, tool: str) -> ToolFailure | None:
     """The error for a path that exists but is not a regular file, if it is not one."""
     if stat.S_ISDIR(info.st_mode):
         return ToolFailure(
-            Code.INVALID_INPUT, f"{resolved} is a directory; {tool} works on files only"
+            Code.INVALID_INPUT, f"{place.path} is a directory; {tool} works on files only"
         )
+    if place.as_directory:  # "a.txt/": the system's "Not a directory"
+        return ToolFailure(Code.INVALID_INPUT, f"{place.path}/ is not a directory")
     if not stat.S_ISREG(info.st_mode):
-        return ToolFailure(Code.INVALID_INPUT, f"{resolved} is not a regular file")
+        return ToolFailure(Code.INVALID_INPUT, f"{place.path} is not a regular file")
     return None
 
 
-@dataclass(frozen=True)
-class EditTarget:
-    """An existing file read for editing, with what its replacement must keep."""
+def edit_file(session: Session, place: Place, tool: str, edit: Callable[[bytes], bytes]) -> bytes:
+    """Read the file at ``place``, apply ``edit`` to its bytes, write the result back.
 
-    path: str
-    data: bytes
-    mode: int
-    owner: tuple[int, int]
-
-
-def load_for_edit(session: Session, resolved: str, tool: str) -> EditTarget:
-    """Read an in-scope file to edit, after the existence, view and size checks."""
-    info = stat_existing(resolved)
-    problem = not_a_file(resolved, info, tool)
-    if problem is not None:
-        raise problem
-    require_viewed(session, resolved, "editing")
-    limit = session.settings.max_file_size
-    check_size(info.st_size, limit, f"{resolved} is")
-    try:
-        stream, info = open_regular(resolved)
-        with stream:
-            data = stream.read(limit + 1)
-    except OSError as exc:
-        raise io_error("read", resolved, exc) from None
-    check_size(len(data), limit, f"{resolved} is")  # it may have grown since the stat
-    return EditTarget(
-        path=resolved,
-        data=data,
-        mode=stat.S_IMODE(info.st_mode),
-        owner=(info.st_uid, info.st_gid),
-    )
-
-
-def save_edit(session: Session, target: EditTarget, data: bytes) -> None:
-    """Write an edited file atomically, keeping its mode and owner; mark it viewed."""
-    check_size(len(data), session.settings.max_file_size, "the edited file would be")
-    try:
-        require_writable(target.path)
-        write_atomic(target.path, data, target.mode, target.owner)
-    except OSError as exc:
-        raise write_failure(target.path, exc, existed=True) from None
-    session.mark_viewed(target.path)
-
-
-def require_writable(path: str) -> None:
-    """Refuse to replace a file its permissions say we may not write.
-
-    The rename of an atomic write needs only the directory to be writable; without
-    this check a read-only file would be replaced where an in-place write would fail.
+    After the existence, view and size checks. If another writer changed the file
+    between the read and the write, the edit is redone once on the new content (so
+    ``edit`` must depend on nothing but its argument). Returns the bytes written.
     """
-    if not os.access(path, os.W_OK):
-        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+
+    def attempt() -> bytes:
+        data, info = _read_for_edit(session, place, tool)
+        edited = edit(data)
+        check_size(len(edited), session.settings.max_file_size, "the edited file would be")
+        try:
+            replace_existing(place, info, edited)
+        except OSError as exc:
+            raise write_failure(place.path, exc, existed=True) from None
+        return edited
+
+    written = redo_once_if_changed(place, attempt)
+    session.mark_viewed(place.path)
+    return written
+
+
+_T = TypeVar("_T")
+
+
+def redo_once_if_changed(place: Place, attempt: Callable[[], _T]) -> _T:
+    """``attempt()``, once more if the file changed under it, then ``IO_ERROR``."""
+    for _ in range(2):
+        try:
+            return attempt()
+        except Changed:
+            continue
+    raise ToolFailure(Code.IO_ERROR, f"{place.path} changed while being edited; view it again")
+
+
+def _read_for_edit(session: Session, place: Place, tool: str) -> tuple[bytes, os.stat_result]:
+    fd, info = open_existing(place, tool)
+    try:
+        problem = not_a_file(place, info, tool)
+        if problem is not None:
+            raise problem
+        require_viewed(session, place.path, "editing")
+        limit = session.settings.max_file_size
+        check_size(info.st_size, limit, f"{place.path} is")
+        try:
+            data = read_up_to(fd, limit + 1)
+        except OSError as exc:
+            raise io_error("read", place.path, exc) from None
+    finally:
+        os.close(fd)
+    check_size(len(data), limit, f"{place.path} is")  # it may have grown since the stat
+    return data, info
 
 
 class _PathLocks:

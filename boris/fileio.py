@@ -1,28 +1,22 @@
-"""Reading files for display and writing them back without losing a byte.
+"""Reading files and showing their lines.
 
 Shared by view, str_replace, create_file and the compat editor, so the four show lines
-the same way and write files the same way:
+the same way:
 
 - lines are split on ``\\n`` only; a CR before it is not shown, a lone CR is content;
 - the view line format: right-aligned number (width of the last number shown), a tab,
-  the line decoded as UTF-8 (invalid bytes shown as U+FFFD), cut at 2000 characters;
-- writes go to a temporary file in the same directory, are fsynced and renamed over the
-  target, so a failed write leaves the original untouched.
+  the line decoded as UTF-8 (invalid bytes shown as U+FFFD), cut at 2000 characters.
+
+Writing is :mod:`boris.filewrite`'s; opening, :mod:`boris.place`'s.
 """
 
 from __future__ import annotations
 
 import codecs
-import contextlib
-import errno
 import os
-import stat
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
-
-from boris.errors import Code, ToolFailure
 
 #: A displayed line longer than this many characters is cut.
 MAX_LINE_CHARS = 2000
@@ -204,86 +198,13 @@ def edit_snippet(data: bytes, begin: int, end: int) -> str:
     return format_lines(lines, shown_first)
 
 
-# --- opening -------------------------------------------------------------------------
-
-
-def open_regular(path: str) -> tuple[BinaryIO, os.stat_result]:
-    """Open ``path`` for reading if it is a regular file; ``INVALID_INPUT`` if it is not.
-
-    Opened non-blocking and checked on the descriptor, so a FIFO or device cannot
-    hang the read and a file swapped in between cannot slip past the check.
-    Raises OSError for the caller to report.
-    """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ToolFailure(Code.INVALID_INPUT, f"{path} is not a regular file")
-        return os.fdopen(fd, "rb"), info
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.close(fd)
-        raise
-
-
-# --- writing -------------------------------------------------------------------------
-
-
-def write_atomic(path: str, data: bytes, mode: int, owner: tuple[int, int] | None = None) -> None:
-    """Replace ``path`` with ``data`` atomically: temp file beside it, fsync, rename.
-
-    ``mode`` is set on the new file whatever the umask; ``owner`` (uid, gid), when
-    given, is kept where permitted. On any failure the temp file is removed, the
-    original is untouched, and the OSError propagates.
-    """
-    directory, name = os.path.split(path)
-    fd, temp = tempfile.mkstemp(prefix=f".{name[:64]}.", suffix=".tmp", dir=directory)
-    try:
-        with open(fd, "wb") as out:
-            out.write(data)
-            out.flush()
-            if owner is not None:
-                # Best effort: only root (or the owner, for the group) may do this.
-                with contextlib.suppress(OSError):
-                    os.fchown(out.fileno(), *owner)
-            os.fchmod(out.fileno(), mode)
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    _fsync_directory(directory)
-
-
-def _fsync_directory(directory: str) -> None:
-    # Makes the rename itself durable. Some filesystems refuse to fsync a directory;
-    # the data is already safe then, so that is not worth failing the edit.
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def make_parents(directory: str) -> None:
-    """Create ``directory`` and its missing ancestors, each with mode 0755 whatever the umask."""
-    missing = []
-    current = directory
-    while not os.path.isdir(current):
-        missing.append(current)
-        parent = os.path.dirname(current)
-        if parent == current:
+def read_up_to(fd: int, size: int) -> bytes:
+    """At most ``size`` bytes from ``fd``'s position, fewer at the end of the file."""
+    chunks = []
+    while size > 0:
+        chunk = os.read(fd, min(size, _CHUNK * 64))
+        if not chunk:
             break
-        current = parent
-    for path in reversed(missing):
-        try:
-            os.mkdir(path, 0o755)
-        except FileExistsError:
-            if not os.path.isdir(path):
-                raise NotADirectoryError(
-                    errno.ENOTDIR, f"{path} exists and is not a directory", path
-                ) from None
-            continue
-        os.chmod(path, 0o755)
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)

@@ -15,6 +15,9 @@ from boris.errors import Code, ToolFailure
 from boris.globmatch import compile_glob
 from boris.patterns import GLOB_FLAGS
 
+#: The system's limit on a path's length in bytes, its final NUL included.
+PATH_MAX = os.pathconf("/", "PC_PATH_MAX") if hasattr(os, "pathconf") else 4096
+
 
 def is_within(path: str, directory: str) -> bool:
     """True when ``path`` is ``directory`` or lies under it, by whole path components."""
@@ -36,13 +39,22 @@ def _fully_resolved(path: str) -> str:
         return os.path.realpath(path, strict=True)
     except OSError:
         pass  # missing components or a loop
-    resolved = os.path.realpath(path)
-    for _ in range(40):  # the kernel's own limit on links in one lookup
-        again = os.path.realpath(resolved)
-        if again == resolved:
-            break
-        resolved = again
-    return resolved
+    for _ in range(3):
+        try:
+            resolved = os.path.realpath(path)
+            for _ in range(40):  # the kernel's own limit on links in one lookup
+                again = os.path.realpath(resolved)
+                if again == resolved:
+                    break
+                resolved = again
+            return resolved
+        except OSError as exc:
+            # A symlink seen on the way was gone when it was read (EINVAL from readlink):
+            # the path is changing under us; look again.
+            failure = exc
+    raise ToolFailure(
+        Code.IO_ERROR, f"could not resolve {path}: {failure.strerror or failure}; try again"
+    )
 
 
 def _ancestors_and_self(path: str) -> list[str]:
@@ -87,7 +99,16 @@ class PathScope:
             raise ToolFailure(Code.INVALID_INPUT, "path: must not be empty")
         if "\0" in path:
             raise ToolFailure(Code.INVALID_INPUT, "path: must not contain a NUL character")
-        resolved = _fully_resolved(os.path.join(cwd, path))
+        absolute = os.path.join(cwd, path)
+        if len(os.fsencode(absolute)) >= PATH_MAX:
+            # No system call takes it; resolving it a component at a time would cost
+            # time growing with the square of its length.
+            raise ToolFailure(
+                Code.INVALID_INPUT,
+                f"path: longer than the system's limit of {PATH_MAX - 1} bytes "
+                "(as an absolute path)",
+            )
+        resolved = _fully_resolved(absolute)
         self.check(resolved)
         return resolved
 

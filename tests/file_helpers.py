@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import struct
+import sys
 import zlib
 from pathlib import Path
 
@@ -76,3 +77,25 @@ def reset_peak(pid: int) -> bool:
     except OSError:
         return False
     return True
+
+
+#: Capability numbers (linux/capability.h) the file tests take away from a root server.
+CAP_CHOWN = 0
+CAP_DAC_OVERRIDE = 1
+
+
+def boris_without(*capabilities: int) -> list[str]:
+    """The server command, run with ``capabilities`` dropped from the bounding set.
+
+    For root this takes them away for good after exec: a root server without
+    CAP_DAC_OVERRIDE obeys file permissions, one without CAP_CHOWN cannot give files
+    away. For other users it changes nothing they had.
+    """
+    drops = "".join(
+        f"if ctypes.CDLL(None).prctl(24, {number}, 0, 0, 0) != 0: sys.exit('prctl')\n"
+        for number in capabilities
+    )
+    program = (
+        f"import ctypes, os, sys\n{drops}os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+    )
+    return [sys.executable, "-c", program, "-m", "boris"]

@@ -109,6 +109,36 @@ async def test_parent_is_a_file(client: Client[Any], case: Path) -> None:
     )
 
 
+async def test_path_ending_in_slash_names_a_directory(
+    client: Client[Any], root: Path, case: Path
+) -> None:
+    # A path ending in / names a directory whatever is there: no file is made of it.
+    (case / "a.txt").write_text("keep\n")
+    for given in (f"{case}/newdir/", f"{case}/a.txt/", f"{case}/x/y/", f"{case.name}/rel/"):
+        absolute = given if given.startswith("/") else f"{root}/{given}"
+        assert error_text(await create(client, given, "x")) == (
+            f"[INVALID_INPUT] {absolute} names a directory (it ends in /); "
+            "create_file writes files only"
+        )
+    assert os.listdir(case) == ["a.txt"]
+    assert (case / "a.txt").read_text() == "keep\n"
+
+
+async def test_failed_create_removes_the_directories_it_made(
+    client: Client[Any], case: Path
+) -> None:
+    # The parents are made, then the file cannot be: its name is over the 255-byte limit.
+    # The directories made for it go again; the ones that were there stay.
+    (case / "kept").mkdir()
+    name = "n" * 300
+    for target in (case / "a" / "b" / "c" / name, case / "kept" / "b" / name):
+        assert error_text(await create(client, target, "x")) == (
+            f"[IO_ERROR] could not write {target}: File name too long; no file was created"
+        )
+    assert os.listdir(case) == ["kept"]
+    assert os.listdir(case / "kept") == []
+
+
 async def test_empty_path(client: Client[Any]) -> None:
     assert error_text(await create(client, "", "x")) == "[INVALID_INPUT] path: must not be empty"
 

@@ -255,6 +255,14 @@ async def test_directory(client: Client[Any], case: Path) -> None:
     )
 
 
+async def test_file_with_trailing_slash_is_not_a_directory(client: Client[Any], case: Path) -> None:
+    path = await viewed(client, case / "f.txt", "a\n")
+    assert error_text(await replace(client, f"{path}/", "a", new_str="b")) == (
+        f"[INVALID_INPUT] {path}/ is not a directory"
+    )
+    assert path.read_text() == "a\n"
+
+
 # --- what the write keeps ----------------------------------------------------------------
 
 

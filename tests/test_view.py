@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import base64
 import os
+import stat
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from fastmcp import Client
 from mcp_types import ImageContent
 
 from tests.file_helpers import IMAGE_SAMPLES, child_pid, memory_kib, reset_peak
+from tests.interpose import Unavailable, watching_opens
 from tests.support import (
     error_text,
     http_client,
@@ -223,6 +226,24 @@ async def test_path_under_a_file(client: Client[Any], case: Path) -> None:
     assert error_text(result) == f"[PATH_NOT_FOUND] {case / 'file' / 'child'} does not exist"
 
 
+async def test_file_with_trailing_slash_is_not_a_directory(client: Client[Any], case: Path) -> None:
+    # As the system sees it: "a.txt/" and "a.txt/." name a directory, and a.txt is none.
+    (case / "a.txt").write_text("x\n")
+    for given in (f"{case}/a.txt/", f"{case}/a.txt/."):
+        assert error_text(await view(client, given)) == (
+            f"[INVALID_INPUT] {case / 'a.txt'}/ is not a directory"
+        )
+
+
+async def test_directory_with_trailing_slash_is_listed(client: Client[Any], case: Path) -> None:
+    (case / "d").mkdir()
+    (case / "d" / "x.txt").write_text("x\n")
+    assert ok_text(await view(client, f"{case}/d/")) == "d/\n└── x.txt\n"
+    assert error_text(await view(client, f"{case}/nope/")) == (
+        f"[PATH_NOT_FOUND] {case / 'nope'} does not exist"
+    )
+
+
 async def test_broken_symlink(client: Client[Any], case: Path) -> None:
     (case / "dangling").symlink_to(case / "gone")
     result = await view(client, case / "dangling")
@@ -233,10 +254,56 @@ async def test_empty_path(client: Client[Any]) -> None:
     assert error_text(await view(client, "")) == "[INVALID_INPUT] path: must not be empty"
 
 
+async def test_path_over_the_system_limit_is_refused_at_once(
+    client: Client[Any], root: Path
+) -> None:
+    # No system call takes a path of PATH_MAX bytes or more (4096 on Linux, the final
+    # NUL included); resolving one component by component would take time that grows
+    # with the square of its length.
+    for length in (4096 - len(f"{root}/"), 1_000_000):
+        path = ("a/" * length)[:length]
+        with anyio.fail_after(10):
+            result = await view(client, path)
+        assert error_text(result) == (
+            "[INVALID_INPUT] path: longer than the system's limit of 4095 bytes "
+            "(as an absolute path)"
+        )
+    at_limit = ("b/" * 4096)[: 4095 - len(f"{root}/")]
+    assert error_text(await view(client, at_limit)).startswith("[PATH_NOT_FOUND] ")
+
+
 async def test_fifo_is_refused_without_hanging(client: Client[Any], case: Path) -> None:
     os.mkfifo(case / "pipe")
     result = await view(client, case / "pipe")
     assert error_text(result) == f"[INVALID_INPUT] {case / 'pipe'} is not a regular file"
+
+
+async def test_special_files_are_refused_without_being_opened(
+    client: Client[Any], case: Path
+) -> None:
+    # Opening a device can have effects of its own (a watchdog starts counting, a tape
+    # rewinds), so anything but a regular file or a directory is refused on its stat.
+    os.mkfifo(case / "pipe")
+    names = ["pipe"]
+    if os.geteuid() == 0:
+        os.mknod(case / "null", 0o600 | stat.S_IFCHR, os.makedev(1, 3))  # /dev/null's numbers
+        names.append("null")
+    try:
+        with watching_opens(case) as opened:
+            for name in names:
+                for tool, arguments in (
+                    ("view", {}),
+                    ("str_replace", {"old_str": "a", "new_str": "b"}),
+                ):
+                    result = await client.call_tool(
+                        tool, {"path": str(case / name), **arguments}, raise_on_error=False
+                    )
+                    assert error_text(result) == (
+                        f"[INVALID_INPUT] {case / name} is not a regular file"
+                    )
+            assert opened() == []
+    except Unavailable as exc:
+        pytest.skip(f"inotify unavailable: {exc}")
 
 
 # --- binary files and images -------------------------------------------------------------

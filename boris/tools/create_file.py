@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from typing import Annotated
@@ -10,16 +11,17 @@ from fastmcp.dependencies import Depends
 from pydantic import Field
 
 from boris import edits
-from boris.errors import io_error
+from boris.errors import Code, ToolFailure, io_error
 from boris.filechecks import (
     check_size,
     editing,
     not_a_file,
+    redo_once_if_changed,
     require_viewed,
-    require_writable,
     write_failure,
 )
-from boris.fileio import make_parents, write_atomic
+from boris.filewrite import replace_existing, write_new
+from boris.place import Place, locate, names_directory
 from boris.session import Session, current_session
 from boris.settings import Settings
 from boris.tools import ToolDef
@@ -71,32 +73,35 @@ def definition(settings: Settings) -> ToolDef:
 def create(session: Session, path: str, content: str) -> str:
     """What create_file (and the editor's create command) does and returns."""
     data = edits.encode_argument("content", content)
-    resolved = session.resolve(path)
-    with editing(resolved):
-        _write(session, resolved, data)
-    session.mark_viewed(resolved)
-    return f"Created {resolved} ({len(data)} bytes)"
+    if names_directory(path):
+        raise ToolFailure(
+            Code.INVALID_INPUT,
+            f"{os.path.join(session.cwd, path)} names a directory (it ends in /); "
+            "create_file writes files only",
+        )
+    with locate(session.resolve, path) as place, editing(place.path):
+        redo_once_if_changed(place, lambda: _write(session, place, data))
+    session.mark_viewed(place.path)
+    return f"Created {place.path} ({len(data)} bytes)"
 
 
-def _write(session: Session, resolved: str, data: bytes) -> None:
+def _write(session: Session, place: Place, data: bytes) -> None:
     try:
-        info: os.stat_result | None = os.stat(resolved)
-    except (FileNotFoundError, NotADirectoryError):
-        info = None
+        info = place.lstat()
+        if info is not None and stat.S_ISLNK(info.st_mode):  # resolve leaves only a loop
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), place.path)
     except OSError as exc:
-        raise io_error("stat", resolved, exc) from None
+        raise io_error("stat", place.path, exc) from None
     if info is not None:
-        problem = not_a_file(resolved, info, "create_file")
+        problem = not_a_file(place, info, "create_file")
         if problem is not None:
             raise problem
-        require_viewed(session, resolved, "overwriting")
+        require_viewed(session, place.path, "overwriting")
     check_size(len(data), session.settings.max_file_size, "content is")
     try:
         if info is None:
-            make_parents(os.path.dirname(resolved))
-            write_atomic(resolved, data, NEW_FILE_MODE)
+            write_new(place, data, NEW_FILE_MODE)
         else:
-            require_writable(resolved)
-            write_atomic(resolved, data, stat.S_IMODE(info.st_mode), (info.st_uid, info.st_gid))
+            replace_existing(place, info, data)
     except OSError as exc:
-        raise write_failure(resolved, exc, existed=info is not None) from None
+        raise write_failure(place.path, exc, existed=info is not None) from None

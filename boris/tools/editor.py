@@ -15,8 +15,9 @@ from pydantic import Field
 
 from boris import edits
 from boris.errors import Code, ToolFailure
-from boris.filechecks import editing, load_for_edit, save_edit
+from boris.filechecks import edit_file, editing
 from boris.fileio import edit_snippet
+from boris.place import locate
 from boris.session import Session, current_session
 from boris.settings import Settings
 from boris.tools import ToolDef
@@ -142,9 +143,14 @@ def _missing(argument: str, command: str) -> ToolFailure:
 def insert_into_file(session: Session, path: str, insert_line: int, new_str: str) -> str:
     """The insert command: ``new_str`` as whole lines after line ``insert_line``."""
     text = edits.encode_argument("new_str", new_str)
-    resolved = session.resolve(path)
-    with editing(resolved):
-        target = load_for_edit(session, resolved, "insert")
-        edit = edits.insert(target.data, insert_line, text, resolved)
-        save_edit(session, target, edit.data)
-    return f"Inserted in {resolved}\n\n" + edit_snippet(edit.data, edit.begin, edit.end)
+    applied: list[edits.Edit] = []  # the edit as last applied, for the result
+
+    with locate(session.resolve, path) as place, editing(place.path):
+
+        def apply(data: bytes) -> bytes:
+            applied.append(edits.insert(data, insert_line, text, place.path))
+            return applied[-1].data
+
+        edit_file(session, place, "insert", apply)
+    edit = applied[-1]
+    return f"Inserted in {place.path}\n\n" + edit_snippet(edit.data, edit.begin, edit.end)

@@ -9,8 +9,9 @@ from pydantic import Field
 
 from boris import edits
 from boris.errors import Code, ToolFailure
-from boris.filechecks import editing, load_for_edit, save_edit
+from boris.filechecks import edit_file, editing
 from boris.fileio import edit_snippet
+from boris.place import locate
 from boris.session import Session, current_session
 from boris.settings import Settings
 from boris.tools import ToolDef
@@ -82,11 +83,16 @@ def replace_in_file(
         )
     old = edits.encode_argument("old_str", old_str)
     new = edits.encode_argument("new_str", new_str)
-    resolved = session.resolve(path)
-    with editing(resolved):
-        target = load_for_edit(session, resolved, "str_replace")
-        edit = edits.replace(target.data, old, new, replace_all, resolved)
-        save_edit(session, target, edit.data)
+    applied: list[edits.Edit] = []  # the edit as last applied, for the result
+
+    with locate(session.resolve, path) as place, editing(place.path):
+
+        def apply(data: bytes) -> bytes:
+            applied.append(edits.replace(data, old, new, replace_all, place.path))
+            return applied[-1].data
+
+        edit_file(session, place, "str_replace", apply)
+    edit = applied[-1]
     if replace_all:
-        return f"Replaced {edit.count} occurrences in {resolved}"
-    return f"Replaced in {resolved}\n\n" + edit_snippet(edit.data, edit.begin, edit.end)
+        return f"Replaced {edit.count} occurrences in {place.path}"
+    return f"Replaced in {place.path}\n\n" + edit_snippet(edit.data, edit.begin, edit.end)

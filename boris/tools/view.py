@@ -6,22 +6,17 @@ import base64
 import os
 import stat
 import sys
-from typing import Annotated
+from typing import Annotated, BinaryIO
 
 from fastmcp.dependencies import Depends
 from mcp_types import ImageContent
 from pydantic import Field
 
 from boris.errors import Code, ToolFailure, io_error
-from boris.filechecks import check_size, stat_existing
-from boris.fileio import (
-    MAX_VIEW_LINES,
-    format_lines,
-    human_size,
-    open_regular,
-    read_lines,
-)
+from boris.filechecks import check_size, not_a_file, open_existing
+from boris.fileio import MAX_VIEW_LINES, format_lines, human_size, read_lines
 from boris.pathscope import PathScope
+from boris.place import locate
 from boris.session import Session, current_session
 from boris.settings import Settings
 from boris.sniff import SNIFF_BYTES, image_type, is_svg, looks_binary
@@ -82,11 +77,21 @@ def definition(settings: Settings) -> ToolDef:
 def view_path(session: Session, path: str, view_range: list[int] | None) -> str | ImageContent:
     """What view (and the editor's view command) returns; marks a viewed file."""
     line_range = _check_range(view_range)
-    resolved = session.resolve(path)
-    if stat.S_ISDIR(stat_existing(resolved).st_mode):
-        return list_directory(resolved, session.scope)
-    result = _view_file(resolved, path, line_range, session.settings.max_file_size)
-    session.mark_viewed(resolved)
+    with locate(session.resolve, path) as place:
+        fd, info = open_existing(place, "view")
+        try:
+            if stat.S_ISDIR(info.st_mode):
+                return list_directory(place.path, fd, session.scope)
+            problem = not_a_file(place, info, "view")
+            if problem is not None:
+                raise problem
+            with os.fdopen(fd, "rb", closefd=False) as stream:
+                result = _view_file(
+                    stream, info, place.path, path, line_range, session.settings.max_file_size
+                )
+        finally:
+            os.close(fd)
+        session.mark_viewed(place.path)
     return result
 
 
@@ -108,28 +113,29 @@ def _check_range(view_range: list[int] | None) -> tuple[int, int] | None:
 
 
 def _view_file(
-    resolved: str, given: str, line_range: tuple[int, int] | None, limit: int
+    stream: BinaryIO,
+    info: os.stat_result,
+    resolved: str,
+    given: str,
+    line_range: tuple[int, int] | None,
+    limit: int,
 ) -> str | ImageContent:
+    check_size(info.st_size, limit, f"{resolved} is")
     try:
-        stream, info = open_regular(resolved)
-        with stream:
-            check_size(info.st_size, limit, f"{resolved} is")
-            head = stream.read(SNIFF_BYTES)
-            mime = image_type(head) or (
-                "image/svg+xml" if is_svg(resolved) or is_svg(given) else None
-            )
-            if mime is not None:
-                data = head + stream.read(limit + 1 - len(head))
-                check_size(len(data), limit, f"{resolved} is")
-                encoded = base64.b64encode(data).decode("ascii")
-                return ImageContent(type="image", data=encoded, mime_type=mime)
-            if looks_binary(head):
-                return f"Binary file ({human_size(info.st_size)})"
-            stream.seek(0)
-            if line_range is None:
-                window = read_lines(stream, 1, MAX_VIEW_LINES, count_all=True)
-            else:
-                window = read_lines(stream, *line_range)
+        head = stream.read(SNIFF_BYTES)
+        mime = image_type(head) or ("image/svg+xml" if is_svg(resolved) or is_svg(given) else None)
+        if mime is not None:
+            data = head + stream.read(limit + 1 - len(head))
+            check_size(len(data), limit, f"{resolved} is")
+            encoded = base64.b64encode(data).decode("ascii")
+            return ImageContent(type="image", data=encoded, mime_type=mime)
+        if looks_binary(head):
+            return f"Binary file ({human_size(info.st_size)})"
+        stream.seek(0)
+        if line_range is None:
+            window = read_lines(stream, 1, MAX_VIEW_LINES, count_all=True)
+        else:
+            window = read_lines(stream, *line_range)
     except OSError as exc:
         raise io_error("read", resolved, exc) from None
     if line_range is None:
@@ -151,41 +157,62 @@ def _view_file(
 # --- directories ---------------------------------------------------------------------
 
 
-def list_directory(resolved: str, scope: PathScope) -> str:
-    """A two-level tree of ``resolved``; denied entries are left out like hidden ones."""
+def list_directory(resolved: str, directory: int, scope: PathScope) -> str:
+    """A two-level tree of ``resolved``, read through its open descriptor ``directory``.
+
+    Denied entries are left out like hidden ones. Subdirectories are opened relative to
+    ``directory`` without following symlinks, so a swap cannot lead the listing outside.
+    """
     try:
-        entries = _entries(resolved, scope)
+        entries = _entries(directory, resolved, scope)
     except OSError as exc:
         raise io_error("list", resolved, exc) from None
     name = printable(os.path.basename(resolved)) if resolved != "/" else ""
     out = [f"{name}/\n"]
     for index, entry in enumerate(entries):
         last = index == len(entries) - 1
-        out.append(("└── " if last else "├── ") + _label(entry) + "\n")
+        out.append(("└── " if last else "├── ") + _label(entry, directory) + "\n")
         if entry.is_dir(follow_symlinks=False):
             try:
-                children = _entries(entry.path, scope)
+                children = _child_labels(directory, entry.name, resolved, scope)
             except OSError:
                 continue  # an unreadable subdirectory is shown without its contents
             indent = "    " if last else "│   "
-            for child_index, child in enumerate(children):
+            for child_index, label in enumerate(children):
                 connector = "└── " if child_index == len(children) - 1 else "├── "
-                out.append(indent + connector + _label(child) + "\n")
+                out.append(indent + connector + label + "\n")
     return "".join(out)
 
 
-def _entries(directory: str, scope: PathScope) -> list[os.DirEntry[str]]:
+_SUBDIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _child_labels(directory: int, name: str, resolved: str, scope: PathScope) -> list[str]:
+    """The labels of the subdirectory ``name``'s entries; OSError if it cannot be read."""
+    subdirectory = os.open(name, _SUBDIRECTORY, dir_fd=directory)
+    try:
+        path = os.path.join(resolved, name)
+        return [_label(child, subdirectory) for child in _entries(subdirectory, path, scope)]
+    finally:
+        os.close(subdirectory)
+
+
+def _entries(directory: int, path: str, scope: PathScope) -> list[os.DirEntry[str]]:
     with os.scandir(directory) as scan:
-        entries = [e for e in scan if e.name not in HIDDEN_ENTRIES and not scope.denies(e.path)]
+        entries = [
+            e
+            for e in scan
+            if e.name not in HIDDEN_ENTRIES and not scope.denies(os.path.join(path, e.name))
+        ]
     entries.sort(key=lambda e: e.name)
     return entries
 
 
-def _label(entry: os.DirEntry[str]) -> str:
+def _label(entry: os.DirEntry[str], directory: int) -> str:
     name = printable(entry.name)
     if entry.is_symlink():
         try:
-            return f"{name} -> {printable(os.readlink(entry.path))}"
+            return f"{name} -> {printable(os.readlink(entry.name, dir_fd=directory))}"
         except OSError:
             return f"{name} -> ?"
     if entry.is_dir(follow_symlinks=False):
