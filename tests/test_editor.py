@@ -104,6 +104,20 @@ SCENARIOS: dict[str, Scenario] = {
         {"old_str": "a", "new_str": "b"},
         {"command": "str_replace", "old_str": "a", "new_str": "b"},
     ),
+    "identical strings": (
+        b"a\n",
+        True,
+        "str_replace",
+        {"old_str": "a", "new_str": "a"},
+        {"command": "str_replace", "old_str": "a", "new_str": "a"},
+    ),
+    "non-ascii into a file that is not utf-8": (
+        "name = 'x'\nтекст\n".encode("cp1251"),
+        True,
+        "str_replace",
+        {"old_str": "'x'", "new_str": "'é'"},
+        {"command": "str_replace", "old_str": "'x'", "new_str": "'é'"},
+    ),
     "empty old_str": (
         b"a\n",
         True,
@@ -370,3 +384,44 @@ async def test_through_the_official_sdk_client(root: Path, case: Path) -> None:
         )
     assert result.is_error is False
     assert text_of(result) == f"Inserted in {path}\n\n1\tone\n2\ttwo\n"
+
+
+# --- insert into a file that is not UTF-8 ----------------------------------------------
+
+CP1251 = "first\nтекст\n".encode("cp1251")
+
+
+@pytest.mark.parametrize("argument", ["new_str", "insert_text"])
+async def test_insert_of_non_ascii_refused_in_a_file_that_is_not_utf8(
+    compat: Client[Any], case: Path, argument: str
+) -> None:
+    """Non-ASCII text is never inserted into a file that is not valid UTF-8 (it would
+    mix encodings); the message names the argument the text came in."""
+    path = await viewed(compat, case / "f.txt", CP1251)
+    result = await editor(compat, "insert", path, insert_line=1, **{argument: "привет"})
+    assert error_text(result) == (
+        f"[INVALID_INPUT] {argument} has non-ASCII characters, but {path} is not valid "
+        "UTF-8 (it is in another encoding): written as UTF-8 they would mix two encodings "
+        "in one file. Use ASCII text only, or convert the file to UTF-8 first; the file is "
+        "unchanged."
+    )
+    assert path.read_bytes() == CP1251
+
+
+async def test_insert_of_ascii_into_a_file_that_is_not_utf8(
+    compat: Client[Any], case: Path
+) -> None:
+    path = await viewed(compat, case / "f.txt", CP1251)
+    result = await insert(compat, path, 1, "second")
+    assert path.read_bytes() == CP1251.replace(b"first\n", b"first\nsecond\n")
+    assert ok_text(result) == (
+        f"Inserted in {path}\n\n1\tfirst\n2\tsecond\n3\t\ufffd\ufffd\ufffd\ufffd\ufffd\n"
+    )
+
+
+async def test_insert_of_non_ascii_into_utf8(compat: Client[Any], case: Path) -> None:
+    path = await viewed(compat, case / "f.txt", b"first\n")
+    assert ok_text(await insert(compat, path, 1, "текст")) == (
+        f"Inserted in {path}\n\n1\tfirst\n2\tтекст\n"
+    )
+    assert path.read_bytes() == "first\nтекст\n".encode()

@@ -12,6 +12,7 @@ import anyio
 import pytest
 from fastmcp import Client
 
+from tests.file_helpers import child_pid, memory_kib, reset_peak
 from tests.support import (
     error_text,
     http_client,
@@ -364,6 +365,9 @@ async def test_scope(root: Path) -> None:
         assert error_text(result) == (
             f"[ACCESS_DENIED] {inside / 'secret.pem'} is denied by the pattern *.pem"
         )
+        # Identical strings are invalid input, which is checked before the scope.
+        result = await replace(client, scoped / "out" / "f.txt", "x", new_str="x")
+        assert error_text(result) == IDENTICAL
     assert (scoped / "out" / "f.txt").read_text() == "x\n"
 
 
@@ -387,3 +391,265 @@ async def test_over_http(root: Path, case: Path) -> None:
             await client.call_tool("view", {"path": str(path)})
             result = await replace(client, path, "one", new_str="1")
     assert ok_text(result) == f"Replaced in {path}\n\n1\t1\n2\ttwo\n"
+
+
+# --- near misses stay cheap on large input ---------------------------------------------------
+
+NOT_FOUND = (
+    "[STR_REPLACE_NOT_FOUND] old_str was not found in {path}. It must match the file "
+    "exactly, whitespace and line breaks included."
+)
+
+
+def _letters(count: int, seed: int) -> str:
+    """``count`` pseudo-random letters: a line nothing in a file resembles by chance."""
+    state, out = seed, []
+    for _ in range(count):
+        state = (state * 1103515245 + 12345) % 2**31
+        out.append(chr(ord("a") + state % 26))
+    return "".join(out)
+
+
+def _one_changed(text: str) -> str:
+    middle = len(text) // 2
+    return text[:middle] + ("X" if text[middle] != "X" else "Y") + text[middle + 1 :]
+
+
+LONG_LINE = _letters(50_000, 7)
+
+# Each case: the file, an old_str that is not in it. Every one of them made the old hint
+# search quadratic (a long line compared character by character with another, thousands
+# of similar lines each compared in full, or a partial match re-walked from every line).
+COSTLY_MISSES: dict[str, tuple[bytes, str]] = {
+    "a 50 KB line against a 50 KB line": (
+        (LONG_LINE + "\n").encode(),
+        _one_changed(LONG_LINE),
+    ),
+    "two 50 KB lines of one repeated pair": (("ab" * 25_000 + "\n").encode(), "ba" * 25_000),
+    "300,000 lines like the first line of old_str": (
+        "".join(f"value_{n:07d} = compute({n})\n" for n in range(300_000)).encode(),
+        "value_0000001 = computer(1, 2)",
+    ),
+    "old_str of 100,000 lines that match from every line of the file": (
+        b"a\n" * 2_000_000,
+        "a\n" * 100_000 + "b",
+    ),
+    "a 10 MB line": (b"q" * (10 * 1024 * 1024 - 1) + b"\n", "q" * 1000 + "!"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COSTLY_MISSES))
+async def test_not_found_answers_promptly_whatever_the_input(
+    client: Client[Any], case: Path, name: str
+) -> None:
+    """The near-miss search is bounded: a miss answers in about the time reading the file
+    takes, however long the lines or however many resemble old_str (the bound here only
+    catches a hang)."""
+    content, old = COSTLY_MISSES[name]
+    path = await viewed(client, case / "big.txt", content)
+    with anyio.fail_after(5):
+        result = await replace(client, path, old, new_str="x")
+    assert error_text(result).startswith(NOT_FOUND.format(path=path))
+    assert path.read_bytes() == content
+
+
+async def test_hint_for_a_long_partial_match_names_where_it_stops(
+    client: Client[Any], case: Path
+) -> None:
+    """Of the places where the first lines of old_str match, the first one that matches
+    the most lines is named, with the line where the match stops."""
+    content = b"a\n" * 300_000
+    path = await viewed(client, case / "f.txt", content)
+    with anyio.fail_after(5):
+        result = await replace(client, path, "a\n" * 100_000 + "b", new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLines 1-100000 match the first 100000 lines of old_str, but line 100001 differs "
+        "(both shown as JSON strings):\n"
+        '  line 100001: "a"\n'
+        '  old_str: "b"'
+    )
+
+
+async def test_no_resemblance_hint_for_a_line_over_1000_characters(
+    client: Client[Any], case: Path
+) -> None:
+    """Only a first line of old_str of at most 1000 characters is compared with the
+    file's lines; a longer one gets the plain message."""
+    line = _letters(1001, 3)
+    path = await viewed(client, case / "f.txt", line + "\n")
+    result = await replace(client, path, _one_changed(line), new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path)
+
+
+async def test_resemblance_hint_for_a_line_of_1000_characters(
+    client: Client[Any], case: Path
+) -> None:
+    line = _letters(1000, 3)
+    path = await viewed(client, case / "f.txt", "intro\n" + line + "\n")
+    changed = _one_changed(line)
+    result = await replace(client, path, changed, new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLine 2 resembles the first line of old_str (both shown as JSON strings):\n"
+        f'  line 2: "{line[:300]}" (cut)\n'
+        f'  old_str: "{changed[:300]}" (cut)'
+    )
+
+
+async def test_hint_for_whitespace_differences_beyond_many_similar_lines(
+    client: Client[Any], case: Path
+) -> None:
+    """A line that differs from the first line of old_str only in whitespace is found
+    wherever it is in the file, even after many merely similar lines."""
+    similar = "".join(f"value_{n:07d} = compute({n})\n" for n in range(200_000))
+    path = await viewed(client, case / "f.txt", similar + "\t total  =   compute(all)  \n")
+    result = await replace(client, path, "total = compute(all)", new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLine 200001 resembles the first line of old_str (both shown as JSON strings):\n"
+        '  line 200001: "\\t total  =   compute(all)  "\n'
+        '  old_str: "total = compute(all)"'
+    )
+
+
+async def test_not_found_memory_stays_proportional_to_the_file(root: Path) -> None:
+    """Looking for a near miss in a 10 MB file of two million short non-ASCII lines
+    grows the server's peak memory by less than four times the file's size."""
+    work = root / "memory_case"
+    work.mkdir()
+    content = "".join(f"€{n % 10}\n" for n in range(2_000_000)).encode()
+    (work / "big.txt").write_bytes(content)
+    (work / "small.txt").write_bytes(b"x\n")
+    async with stdio_client(workdir=work) as client:
+        pid = child_pid(str(work))
+        await client.call_tool("view", {"path": "big.txt", "view_range": [1, 1]})
+        await client.call_tool("view", {"path": "small.txt"})
+        await replace(client, "small.txt", "y", new_str="z")  # warm up the miss path
+        if not reset_peak(pid):
+            pytest.skip("cannot reset the peak RSS of a process here")
+        before = memory_kib(pid, "VmRSS")
+        with anyio.fail_after(5):
+            result = await replace(client, "big.txt", "€1 €2 €3", new_str="x")
+        peak = memory_kib(pid, "VmHWM")
+    assert error_text(result).startswith("[STR_REPLACE_NOT_FOUND] ")
+    assert (peak - before) * 1024 < 4 * len(content), (before, peak)
+
+
+# --- files that are not UTF-8 ------------------------------------------------------------
+
+CP1251 = "numbers = [1]\nтекст = 'привет'\n".encode("cp1251")
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    info = path.stat()
+    return info.st_ino, info.st_mtime_ns
+
+
+async def test_non_ascii_new_str_refused_in_a_file_that_is_not_utf8(
+    client: Client[Any], case: Path
+) -> None:
+    """Non-ASCII text is never written into a file that is not valid UTF-8: its UTF-8
+    bytes would mix encodings in one file. The file is left as it was."""
+    path = await viewed(client, case / "legacy.py", CP1251)
+    before = _identity(path)
+    result = await replace(client, path, "numbers = [1]", new_str='numbers = "мир"')
+    assert error_text(result) == (
+        f"[INVALID_INPUT] new_str has non-ASCII characters, but {path} is not valid UTF-8 "
+        "(it is in another encoding): written as UTF-8 they would mix two encodings in one "
+        "file. Use ASCII text only, or convert the file to UTF-8 first; the file is unchanged."
+    )
+    assert path.read_bytes() == CP1251
+    assert _identity(path) == before
+
+
+async def test_non_ascii_new_str_refused_with_replace_all(client: Client[Any], case: Path) -> None:
+    path = await viewed(client, case / "legacy.py", CP1251)
+    result = await replace(client, path, "1", new_str="½", replace_all=True)
+    assert error_text(result).startswith("[INVALID_INPUT] new_str has non-ASCII characters, ")
+    assert path.read_bytes() == CP1251
+
+
+async def test_ascii_edit_of_a_file_that_is_not_utf8_keeps_every_other_byte(
+    client: Client[Any], case: Path
+) -> None:
+    path = await viewed(client, case / "legacy.py", CP1251)
+    result = await replace(client, path, "numbers = [1]", new_str="numbers = [1, 2]")
+    assert path.read_bytes() == CP1251.replace(b"[1]", b"[1, 2]")
+    assert ok_text(result) == (
+        f"Replaced in {path}\n\n1\tnumbers = [1, 2]\n2\t\ufffd\ufffd\ufffd\ufffd\ufffd = "
+        "'\ufffd\ufffd\ufffd\ufffd\ufffd\ufffd'\n"
+    )
+
+
+async def test_non_ascii_new_str_is_fine_in_utf8_files(client: Client[Any], case: Path) -> None:
+    """A BOM, or non-ASCII text already in the file, is valid UTF-8 too."""
+    path = await viewed(client, case / "f.txt", "\ufeffname = 'é'\n".encode())
+    result = await replace(client, path, "'é'", new_str="'мир'")
+    assert ok_text(result) == f"Replaced in {path}\n\n1\tname = 'мир'\n"
+    assert path.read_bytes() == "\ufeffname = 'мир'\n".encode()
+
+
+async def test_not_found_says_when_the_file_is_not_utf8(client: Client[Any], case: Path) -> None:
+    """When old_str has non-ASCII characters and the file is not UTF-8, the miss says
+    why nothing could match."""
+    path = await viewed(client, case / "legacy.py", CP1251)
+    result = await replace(client, path, "привет", new_str="hello")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        f"\n{path} is not valid UTF-8 (it is in another encoding), and old_str has "
+        "non-ASCII characters, which are looked for as UTF-8: the file does not store "
+        "them that way. Match on ASCII text only."
+    )
+    assert path.read_bytes() == CP1251
+
+
+async def test_not_found_of_ascii_text_in_a_file_that_is_not_utf8(
+    client: Client[Any], case: Path
+) -> None:
+    path = await viewed(client, case / "legacy.py", CP1251)
+    result = await replace(client, path, "absent", new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path)
+
+
+async def test_encoding_checked_before_matching(client: Client[Any], case: Path) -> None:
+    """A non-ASCII new_str for a file that is not UTF-8 is refused whether or not
+    old_str is found: no old_str could make that edit possible."""
+    path = await viewed(client, case / "legacy.py", CP1251)
+    result = await replace(client, path, "absent", new_str="é")
+    assert error_text(result).startswith("[INVALID_INPUT] new_str has non-ASCII characters, ")
+
+
+# --- old_str equal to new_str -------------------------------------------------------------
+
+IDENTICAL = "[INVALID_INPUT] old_str and new_str are identical: nothing to replace"
+
+
+async def test_identical_strings_refused_and_file_untouched(
+    client: Client[Any], case: Path
+) -> None:
+    path = await viewed(client, case / "f.txt", LINES_20)
+    before = _identity(path)
+    assert error_text(await replace(client, path, "line 3", new_str="line 3")) == IDENTICAL
+    result = await replace(client, path, "line", new_str="line", replace_all=True)
+    assert error_text(result) == IDENTICAL
+    assert path.read_text() == LINES_20
+    assert _identity(path) == before
+
+
+async def test_identical_strings_checked_before_the_file(client: Client[Any], case: Path) -> None:
+    """Identical strings are invalid input: refused before the path is looked at, so
+    before PATH_NOT_FOUND and FILE_NOT_VIEWED (and ACCESS_DENIED, see test_scope)."""
+    result = await replace(client, case / "missing.txt", "a", new_str="a")
+    assert error_text(result) == IDENTICAL
+    unviewed = case / "unviewed.txt"
+    unviewed.write_text("a\n")
+    assert error_text(await replace(client, unviewed, "a", new_str="a")) == IDENTICAL
+    # An empty old_str is the first thing checked.
+    result = await replace(client, case / "missing.txt", "", new_str="")
+    assert error_text(result).startswith("[INVALID_INPUT] old_str: must not be empty")
+
+
+async def test_strings_differing_only_in_line_endings_are_not_identical(
+    client: Client[Any], case: Path
+) -> None:
+    path = await viewed(client, case / "f.txt", b"a\r\nb\n")
+    result = await replace(client, path, "a\r\nb", new_str="a\nb")
+    assert ok_text(result) == f"Replaced in {path}\n\n1\ta\n2\tb\n"
+    assert path.read_bytes() == b"a\nb\n"

@@ -82,6 +82,12 @@ def replace_in_file(
         )
     old = edits.encode_argument("old_str", old_str)
     new = edits.encode_argument("new_str", new_str)
+    if old_str == new_str:
+        # Refused before the file is even looked at: the call cannot change anything,
+        # and a rewrite would still give the file a new inode and modification time.
+        raise ToolFailure(
+            Code.INVALID_INPUT, "old_str and new_str are identical: nothing to replace"
+        )
     resolved = session.resolve(path)
     with editing(resolved):
         target = load_for_edit(session, resolved, "str_replace")
