@@ -6,6 +6,8 @@ import base64
 import os
 import stat
 import sys
+from collections.abc import Iterator
+from operator import itemgetter
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
@@ -21,6 +23,7 @@ from boris.fileio import (
     open_regular,
     read_lines,
 )
+from boris.output import LIMIT
 from boris.pathscope import PathScope
 from boris.session import Session, current_session
 from boris.settings import Settings
@@ -150,35 +153,130 @@ def _view_file(
 
 # --- directories ---------------------------------------------------------------------
 
+_BRANCH, _LAST_BRANCH, _PIPE, _BLANK = "├── ", "└── ", "│   ", "    "
+# How far the entries read may run past the room before the surplus is dropped: the
+# sort that drops them is then paid once per this many characters of names.
+_PRUNE_SLACK = 1 << 16
+
 
 def list_directory(resolved: str, scope: PathScope) -> str:
-    """A two-level tree of ``resolved``; denied entries are left out like hidden ones."""
+    """A two-level tree of ``resolved``; denied entries are left out like hidden ones.
+
+    A tree longer than LIMIT characters is cut after the last whole entry line that
+    fits, and a last line counts the entries of both levels left out. However big the
+    directory, only the entries that could be shown are kept; the others are counted.
+    """
+    name = printable(os.path.basename(resolved)) if resolved != "/" else ""
+    listing = _Listing(f"{name}/\n")
     try:
-        entries = _entries(resolved, scope)
+        top, total = _first_entries(resolved, scope, listing.room, len(_BRANCH))
     except OSError as exc:
         raise io_error("list", resolved, exc) from None
-    name = printable(os.path.basename(resolved)) if resolved != "/" else ""
-    out = [f"{name}/\n"]
-    for index, entry in enumerate(entries):
-        last = index == len(entries) - 1
-        out.append(("└── " if last else "├── ") + _label(entry) + "\n")
-        if entry.is_dir(follow_symlinks=False):
-            try:
-                children = _entries(entry.path, scope)
-            except OSError:
-                continue  # an unreadable subdirectory is shown without its contents
-            indent = "    " if last else "│   "
-            for child_index, child in enumerate(children):
-                connector = "└── " if child_index == len(children) - 1 else "├── "
-                out.append(indent + connector + _label(child) + "\n")
-    return "".join(out)
+    for index, entry in enumerate(top):
+        last = index == total - 1
+        if not listing.add((_LAST_BRANCH if last else _BRANCH) + _label(entry)):
+            after = top[index - 1].name if index else None
+            return listing.cut(_count_after(resolved, scope, after))
+        if not entry.is_dir(follow_symlinks=False):
+            continue
+        try:
+            children, count = _first_entries(entry.path, scope, listing.room, 2 * len(_BRANCH))
+        except OSError:
+            continue  # an unreadable subdirectory is shown without its contents
+        indent = _BLANK if last else _PIPE
+        for child_index, child in enumerate(children):
+            connector = _LAST_BRANCH if child_index == count - 1 else _BRANCH
+            if not listing.add(indent + connector + _label(child)):
+                later = _count_after(resolved, scope, entry.name)
+                return listing.cut(count - child_index + later)
+    return listing.text()
 
 
-def _entries(directory: str, scope: PathScope) -> list[os.DirEntry[str]]:
+class _Listing:
+    """The lines of a listing so far, never more than LIMIT characters."""
+
+    def __init__(self, header: str) -> None:
+        self._lines = [header]
+        self._size = len(header)
+
+    @property
+    def room(self) -> int:
+        return LIMIT - self._size
+
+    def add(self, line: str) -> bool:
+        """Add ``line`` (and its newline) if it fits; whether it did."""
+        if self._size + len(line) + 1 > LIMIT:
+            return False
+        self._lines.append(line + "\n")
+        self._size += len(line) + 1
+        return True
+
+    def text(self) -> str:
+        return "".join(self._lines)
+
+    def cut(self, left_out: int) -> str:
+        return (
+            self.text() + f"\n[Truncated: {left_out} more entries not shown. "
+            "View a subdirectory, or use glob.]"
+        )
+
+
+def _visible(scan: Iterator[os.DirEntry[str]], scope: PathScope) -> Iterator[os.DirEntry[str]]:
+    return (e for e in scan if e.name not in HIDDEN_ENTRIES and not scope.denies(e.path))
+
+
+def _first_entries(
+    directory: str, scope: PathScope, room: int, indent: int
+) -> tuple[list[os.DirEntry[str]], int]:
+    """The entries of ``directory`` in name order, as many as could fit in ``room``
+    characters, and how many it has in all.
+
+    A line takes at least ``indent`` characters, the name and a newline, so entries
+    sorting after the ones that fill the room are never shown: they are dropped as the
+    directory is read, and a directory of any size costs memory for a few thousand.
+    """
+    kept: list[tuple[str, os.DirEntry[str]]] = []
+    total = size = 0
     with os.scandir(directory) as scan:
-        entries = [e for e in scan if e.name not in HIDDEN_ENTRIES and not scope.denies(e.path)]
-    entries.sort(key=lambda e: e.name)
-    return entries
+        for entry in _visible(scan, scope):
+            total += 1
+            kept.append((entry.name, entry))
+            size += indent + len(entry.name) + 1
+            if size > 2 * room + _PRUNE_SLACK:
+                kept, size = _could_fit(kept, room, indent)
+    kept, _ = _could_fit(kept, room, indent)
+    return [entry for _, entry in kept], total
+
+
+def _could_fit(
+    kept: list[tuple[str, os.DirEntry[str]]], room: int, indent: int
+) -> tuple[list[tuple[str, os.DirEntry[str]]], int]:
+    """The first of ``kept`` by name until their lines overflow ``room``, and their size."""
+    kept.sort(key=itemgetter(0))
+    size = 0
+    for index, (name, _) in enumerate(kept):
+        if size > room:
+            return kept[:index], size
+        size += indent + len(printable(name)) + 1
+    return kept, size
+
+
+def _count_after(directory: str, scope: PathScope, after: str | None) -> int:
+    """The entries of ``directory`` whose names sort after ``after`` (all when None),
+    each with the entries of its own if it is a directory."""
+    count = 0
+    with os.scandir(directory) as scan:
+        for entry in _visible(scan, scope):
+            if after is not None and entry.name <= after:
+                continue
+            count += 1
+            if entry.is_dir(follow_symlinks=False):
+                try:
+                    with os.scandir(entry.path) as children:
+                        count += sum(1 for _ in _visible(children, scope))
+                except OSError:
+                    pass  # shown without contents, so it has none to leave out
+    return count
 
 
 def _label(entry: os.DirEntry[str]) -> str:
