@@ -177,7 +177,7 @@ def _line_of(data: bytes, offset: int) -> int:
 
 def _ambiguous_message(data: bytes, old: bytes, first: int, path: str) -> str:
     positions = [first]
-    while len(positions) <= _LISTED_OCCURRENCES:
+    while len(positions) < _LISTED_OCCURRENCES:
         following = data.find(old, positions[-1] + 1)
         if following < 0:
             break
@@ -187,7 +187,7 @@ def _ambiguous_message(data: bytes, old: bytes, first: int, path: str) -> str:
     count = data.count(old)
     if count < 2:
         count = len(positions)
-    lines = sorted({_line_of(data, p) for p in positions[:_LISTED_OCCURRENCES]})
+    lines = sorted({_line_of(data, p) for p in positions})
     where = ", ".join(str(n) for n in lines)
     if count > _LISTED_OCCURRENCES:
         where += ", …"

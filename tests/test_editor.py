@@ -425,3 +425,40 @@ async def test_insert_of_non_ascii_into_utf8(compat: Client[Any], case: Path) ->
         f"Inserted in {path}\n\n1\tfirst\n2\tтекст\n"
     )
     assert path.read_bytes() == "first\nтекст\n".encode()
+
+
+# --- insert: where exactly the text goes ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("before", "line", "text", "after"),
+    [
+        # After an unterminated last line: that line is ended, the inserted text is
+        # whole, and the file still ends without a newline.
+        (b"a\nb", 2, "cd", b"a\nb\ncd"),
+        (b"a\nb", 2, "x\ny", b"a\nb\nx\ny"),
+        (b"a\nb", 2, "x\ny\n", b"a\nb\nx\ny"),
+        (b"a\r\nb", 2, "x\ny", b"a\r\nb\r\nx\r\ny"),
+        (b"a\r\nb", 2, "x\r\n", b"a\r\nb\r\nx"),
+        (b"only", 1, "next", b"only\nnext"),
+        # After a blank line, and among blank lines.
+        (b"a\n\nb\n", 2, "X", b"a\n\nX\nb\n"),
+        (b"\n\nz\n", 1, "X", b"\nX\n\nz\n"),
+        (b"\n\n", 2, "X", b"\n\nX\n"),
+        (b"a\r\n\r\nb\r\n", 2, "X", b"a\r\n\r\nX\r\nb\r\n"),
+    ],
+)
+async def test_insert_places_text_exactly(
+    compat: Client[Any], case: Path, before: bytes, line: int, text: str, after: bytes
+) -> None:
+    path = await viewed(compat, case / "f.txt", before)
+    assert ok_text(await insert(compat, path, line, text)).startswith(f"Inserted in {path}\n\n")
+    assert path.read_bytes() == after
+
+
+async def test_insert_after_unterminated_last_line_shows_the_new_lines(
+    compat: Client[Any], case: Path
+) -> None:
+    path = await viewed(compat, case / "f.txt", b"a\nb")
+    result = await insert(compat, path, 2, "cd\nef")
+    assert ok_text(result) == f"Inserted in {path}\n\n1\ta\n2\tb\n3\tcd\n4\tef\n"

@@ -317,3 +317,31 @@ def test_editor_equals_split_tools(
                 session.mark_viewed(str(path))
             results.append((comparable(outcome(call)), path.read_bytes()))
         assert results[0] == results[1]
+
+
+# --- (4) lone surrogates ----------------------------------------------------------------------
+
+
+def test_lone_surrogates_are_invalid_input() -> None:
+    """The transports refuse a lone surrogate before any tool runs (see
+    test_str_replace.py); the tools refuse one too, naming the argument, and write
+    nothing."""
+    message = (
+        "[INVALID_INPUT] {}: contains a lone UTF-16 surrogate, which is not valid Unicode text"
+    )
+    with session_in_tempdir() as (session, root):
+        path = root / "f.txt"
+        path.write_bytes(b"keep\n")
+        session.mark_viewed(str(path))
+        calls: dict[str, Callable[[], Any]] = {
+            "old_str": lambda: replace_in_file(session, "f.txt", "\ud800", "x", False),
+            "new_str": lambda: replace_in_file(session, "f.txt", "keep", "a\udfff", False),
+            "content": lambda: create(session, "f.txt", "\udc00"),
+            "insert_text": lambda: str_replace_editor(
+                "insert", "f.txt", insert_line=1, insert_text="\ud800", session=session
+            ),
+        }
+        for argument, call in calls.items():
+            assert outcome(call) == message.format(argument)
+        assert path.read_bytes() == b"keep\n"
+        assert [p.name for p in root.iterdir()] == ["f.txt"]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
+import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -14,12 +16,19 @@ from fastmcp import Client
 
 from tests.file_helpers import child_pid, memory_kib, reset_peak
 from tests.support import (
+    BORIS,
+    INITIALIZE,
+    MCP_HEADERS,
     error_text,
     http_client,
+    http_request,
     http_server,
+    json_body,
     ok_text,
     sdk_stdio_client,
+    server_env,
     stdio_client,
+    stop_process,
     text_of,
 )
 
@@ -653,3 +662,240 @@ async def test_strings_differing_only_in_line_endings_are_not_identical(
     result = await replace(client, path, "a\r\nb", new_str="a\nb")
     assert ok_text(result) == f"Replaced in {path}\n\n1\ta\n2\tb\n"
     assert path.read_bytes() == b"a\nb\n"
+
+
+# --- how misses and ambiguities are reported -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "count", "where"),
+    [
+        ("x\n" * 10, 10, "lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10"),
+        ("x\n" * 11, 11, "lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …"),
+        ("x\n" * 25, 25, "lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …"),
+        ("x x x x\n" * 3, 12, "lines 1, 2, 3, …"),
+        ("y\n" * 5 + "x\n" * 12, 12, "lines 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, …"),
+    ],
+    ids=["10", "11", "25", "12 on 3 lines", "12 after 5 lines"],
+)
+async def test_ambiguity_lists_the_lines_of_the_first_ten_occurrences(
+    client: Client[Any], case: Path, content: str, count: int, where: str
+) -> None:
+    """The lines of the first 10 occurrences are listed (each line once); an ellipsis
+    says there are more occurrences than those."""
+    path = await viewed(client, case / "f.txt", content)
+    assert error_text(await replace(client, path, "x", new_str="w")) == (
+        f"[STR_REPLACE_AMBIGUOUS] old_str occurs {count} times in {path} ({where}); add "
+        "surrounding lines to make it unique, or set replace_all to replace every occurrence"
+    )
+
+
+async def test_partial_match_middle_lines_must_be_whole(client: Client[Any], case: Path) -> None:
+    """In a partial match, a line of old_str between its first and last must equal a
+    whole line of the file (without its CR): a line that merely starts with it differs."""
+    path = await viewed(client, case / "f.txt", b"a\r\nbc\nd\n")
+    result = await replace(client, path, "a\nb\nd", new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLine 1 matches the first line of old_str, but line 2 differs "
+        "(both shown as JSON strings):\n"
+        '  line 2: "bc"\n'
+        '  old_str: "b"'
+    )
+
+
+async def test_partial_match_last_line_may_be_a_prefix(client: Client[Any], case: Path) -> None:
+    """The last line of old_str may be the start of a line: old_str can end mid-line."""
+    path = await viewed(client, case / "f.txt", b"a\r\nbc\n")
+    result = await replace(client, path, "a\nb", new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLines 1-2 match old_str apart from line endings: the file mixes LF and CRLF "
+        "there; copy the line endings exactly."
+    )
+
+
+async def test_partial_match_first_line_may_be_the_end_of_a_line(
+    client: Client[Any], case: Path
+) -> None:
+    """The first line of old_str may be the end of a line: old_str can start mid-line."""
+    path = await viewed(client, case / "f.txt", "x = first\nsecond\nthird\n")
+    result = await replace(client, path, "first\nsecond\nTHIRD", new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLines 1-2 match the first 2 lines of old_str, but line 3 differs "
+        "(both shown as JSON strings):\n"
+        '  line 3: "third"\n'
+        '  old_str: "THIRD"'
+    )
+
+
+async def test_partial_match_past_the_end_of_the_file(client: Client[Any], case: Path) -> None:
+    path = await viewed(client, case / "f.txt", "one\ntwo")
+    result = await replace(client, path, "one\ntwo\nthree", new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLines 1-2 match the first 2 lines of old_str, but old_str continues past the "
+        "end of the file."
+    )
+
+
+@pytest.mark.parametrize(
+    ("length", "shown"),
+    [(300, '"{line}"'), (301, '"{line300}" (cut)'), (5000, '"{line300}" (cut)')],
+)
+async def test_hint_quotes_at_most_300_characters(
+    client: Client[Any], case: Path, length: int, shown: str
+) -> None:
+    """A quoted line is cut after 300 characters (characters, not bytes), and says so."""
+    line = ("é\t" * length)[:length]
+    path = await viewed(client, case / "f.txt", f"start\n{line}\n")
+    result = await replace(client, path, "start\nother", new_str="x")
+    expected = shown.format(line=line.replace("\t", "\\t"), line300=line[:300].replace("\t", "\\t"))
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLine 1 matches the first line of old_str, but line 2 differs "
+        "(both shown as JSON strings):\n"
+        f"  line 2: {expected}\n"
+        '  old_str: "other"'
+    )
+
+
+async def test_hint_shows_non_ascii_text_as_it_is(client: Client[Any], case: Path) -> None:
+    """Quoted lines keep non-ASCII characters (not \\u escapes); tabs, CRs and quotes are
+    escaped as in JSON."""
+    path = await viewed(client, case / "f.txt", 'greeting = "привет, мир"\t\n'.encode())
+    result = await replace(client, path, 'greeting = "привет мир!"', new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLine 1 resembles the first line of old_str (both shown as JSON strings):\n"
+        '  line 1: "greeting = \\"привет, мир\\"\\t"\n'
+        '  old_str: "greeting = \\"привет мир!\\""'
+    )
+
+
+async def test_hint_names_the_first_non_blank_line(client: Client[Any], case: Path) -> None:
+    path = await viewed(client, case / "f.txt", "def f():\n    return  1\n")
+    result = await replace(client, path, "\n   \n    return 1\n", new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLine 2 resembles the first non-blank line of old_str (both shown as JSON strings):\n"
+        '  line 2: "    return  1"\n'
+        '  old_str: "    return 1"'
+    )
+
+
+async def test_partial_match_last_line_ending_in_cr(client: Client[Any], case: Path) -> None:
+    """A last line of old_str that ends in a CR is not a prefix of a line whose only CR
+    is its line ending."""
+    path = await viewed(client, case / "f.txt", b"a\r\nb\r\n")
+    result = await replace(client, path, "a\nb\r\r", new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLine 1 matches the first line of old_str, but line 2 differs "
+        "(both shown as JSON strings):\n"
+        '  line 2: "b"\n'
+        '  old_str: "b\\r"'
+    )
+
+
+async def test_hint_skips_lines_identical_to_the_first_non_blank_line(
+    client: Client[Any], case: Path
+) -> None:
+    """A file line identical to the line of old_str being compared is not a near miss
+    (the difference lies elsewhere): the line differing only in whitespace is named."""
+    path = await viewed(client, case / "f.txt", "x\nfoo bar\nbaz\n\n  foo  bar\n")
+    result = await replace(client, path, "\nfoo bar\nqux", new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLine 5 resembles the first non-blank line of old_str (both shown as JSON strings):\n"
+        '  line 5: "  foo  bar"\n'
+        '  old_str: "foo bar"'
+    )
+
+
+async def test_hint_never_names_an_identical_line_as_resembling(
+    client: Client[Any], case: Path
+) -> None:
+    path = await viewed(client, case / "f.txt", "x\nfoo bar\nbaz\n\nfoo baz\n")
+    result = await replace(client, path, "\nfoo bar\nqux", new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLine 5 resembles the first non-blank line of old_str (both shown as JSON strings):\n"
+        '  line 5: "foo baz"\n'
+        '  old_str: "foo bar"'
+    )
+
+
+@pytest.mark.parametrize(("line", "hinted"), [("abcdX", True), ("abcXY", False)])
+async def test_resemblance_means_four_fifths_alike(
+    client: Client[Any], case: Path, line: str, hinted: bool
+) -> None:
+    """A line resembles when difflib's ratio (twice the matching characters over the
+    total length) is at least 0.8: 4 of 5 characters alike is enough, 3 of 5 is not."""
+    path = await viewed(client, case / "f.txt", f"first\n{line}\n")
+    result = await replace(client, path, "abcde", new_str="x")
+    hint = (
+        "\nLine 2 resembles the first line of old_str (both shown as JSON strings):\n"
+        f'  line 2: "{line}"\n'
+        '  old_str: "abcde"'
+    )
+    assert error_text(result) == NOT_FOUND.format(path=path) + (hint if hinted else "")
+
+
+# --- lone surrogates -------------------------------------------------------------------------
+
+# JSON can spell a lone UTF-16 surrogate ("\ud800"), which is not Unicode text and has
+# no UTF-8 form. Each call puts one in a different text argument.
+SURROGATE_CALLS = [
+    ("str_replace", {"path": "f.txt", "old_str": "\ud800", "new_str": "x"}),
+    ("str_replace", {"path": "f.txt", "old_str": "keep", "new_str": "a\udfffb"}),
+    ("create_file", {"path": "f.txt", "content": "\udc00"}),
+    ("create_file", {"path": "new.txt", "content": "x\ud83d"}),
+]
+
+
+def test_lone_surrogates_change_nothing_over_stdio(tmp_path: Path) -> None:
+    """A call carrying a lone surrogate in old_str, new_str or content is refused as a
+    malformed request; no file is written, and the server keeps serving."""
+    (tmp_path / "f.txt").write_text("keep\n")
+    proc = subprocess.Popen(
+        [*BORIS, "--transport", "stdio", "--workdir", str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=server_env({"BORIS_REQUIRE_VIEW_BEFORE_EDIT": "false"}),
+    )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    stdin, stdout = proc.stdin, proc.stdout
+
+    def ask(message: dict[str, Any]) -> dict[str, Any]:
+        stdin.write(json.dumps(message).encode() + b"\n")  # ASCII: "\ud800" as an escape
+        stdin.flush()
+        reply: dict[str, Any] = json.loads(stdout.readline())
+        return reply
+
+    try:
+        assert "result" in ask(INITIALIZE)
+        stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        for number, (tool, arguments) in enumerate(SURROGATE_CALLS, 10):
+            call = {"name": tool, "arguments": arguments}
+            reply = ask({"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": call})
+            assert reply["id"] == number
+            assert "error" in reply, reply
+        view = {"name": "view", "arguments": {"path": "f.txt"}}
+        reply = ask({"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": view})
+        assert reply["result"]["content"][0]["text"] == "1\tkeep\n"
+    finally:
+        stop_process(proc)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.txt"]
+    assert (tmp_path / "f.txt").read_text() == "keep\n"
+
+
+def test_lone_surrogates_change_nothing_over_http(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("keep\n")
+    with http_server("--require-view-before-edit", "false", workdir=tmp_path) as server:
+        status, headers, _ = http_request(
+            "POST", server.url, MCP_HEADERS, json.dumps(INITIALIZE).encode()
+        )
+        assert status == 200
+        session = {**MCP_HEADERS, "Mcp-Session-Id": headers.get("mcp-session-id", "")}
+        for number, (tool, arguments) in enumerate(SURROGATE_CALLS, 10):
+            call = {"name": tool, "arguments": arguments}
+            body = {"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": call}
+            status, _, reply = http_request("POST", server.url, session, json.dumps(body).encode())
+            assert status == 400
+            assert "error" in json_body(reply), reply
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.txt"]
+    assert (tmp_path / "f.txt").read_text() == "keep\n"
