@@ -110,16 +110,16 @@ def insert(data: bytes, line: int, text: bytes, path: str, name: str = "new_str"
     eol = b"\r\n" if crlf else b"\n"
     if crlf and b"\r\n" not in text:
         text = text.replace(b"\n", b"\r\n")
+    if line == total and line > 0 and not data.endswith(b"\n"):
+        # After an unterminated last line: break that line, and leave the inserted
+        # last line unterminated so the file still ends without a newline.
+        if text.endswith(b"\n"):
+            text = text[:-2] if text.endswith(b"\r\n") else text[:-1]
+        edited = data + eol + text
+        return Edit(edited, len(data) + len(eol), len(edited), 1)
     terminated = text if text.endswith(b"\n") else text + eol
     if line == 0:
         offset = len(_BOM) if data.startswith(_BOM) else 0
-    elif line == total and not data.endswith(b"\n"):
-        # After an unterminated last line: break that line, and leave the inserted
-        # last line unterminated so the file still ends without a newline.
-        own_eol = b"\r\n" if terminated.endswith(b"\r\n") else b"\n"
-        body = terminated[: -len(own_eol)]
-        edited = data + eol + body
-        return Edit(edited, len(data) + len(eol), len(edited), 1)
     else:
         offset = _offset_after_line(data, line)
     edited = b"".join((data[:offset], terminated, data[offset:]))

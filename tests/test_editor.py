@@ -441,6 +441,7 @@ async def test_insert_of_non_ascii_into_utf8(compat: Client[Any], case: Path) ->
         (b"a\r\nb", 2, "x\ny", b"a\r\nb\r\nx\r\ny"),
         (b"a\r\nb", 2, "x\r\n", b"a\r\nb\r\nx"),
         (b"only", 1, "next", b"only\nnext"),
+        (b"only", 1, "cr\r", b"only\ncr\r"),  # a CR of the text's own is kept
         # After a blank line, and among blank lines.
         (b"a\n\nb\n", 2, "X", b"a\n\nX\nb\n"),
         (b"\n\nz\n", 1, "X", b"\nX\n\nz\n"),
