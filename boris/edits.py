@@ -127,11 +127,21 @@ def insert(data: bytes, line: int, text: bytes, path: str, name: str = "new_str"
 
 
 def _offset_after_line(data: bytes, line: int) -> int:
-    """The offset just past the newline that ends line ``line`` (which has one)."""
-    offset = -1
-    for _ in range(line):
-        offset = data.find(b"\n", offset + 1)
-    return offset + 1
+    """The offset just past the newline that ends line ``line`` (which has one).
+
+    Whole blocks of lines are skipped by counting their newlines, so only the lines of
+    the last block are stepped over one by one.
+    """
+    offset, remaining = 0, line
+    while True:
+        newlines = data.count(b"\n", offset, offset + _BLOCK)
+        if newlines >= remaining:
+            break
+        remaining -= newlines
+        offset += _BLOCK
+    for _ in range(remaining):
+        offset = data.find(b"\n", offset) + 1
+    return offset
 
 
 # --- encodings -------------------------------------------------------------------------
@@ -416,11 +426,14 @@ def _similar_line(data: bytes, old_lines: list[bytes]) -> str | None:
 def _blank_variant(data: bytes, target: bytes, words: list[bytes]) -> tuple[int, bytes] | None:
     """The first line that differs from ``target`` only in whitespace, found by one
     linear RE2 scan of the file."""
-    from boris.matching import Matcher  # only needed on this error path
+    from boris.matching import Matcher, PatternError  # only needed on this error path
 
     blank = "[ \\t\\r\\x0b\\x0c]"
     pattern = f"^{blank}*" + f"{blank}+".join(_literal(w) for w in words) + f"{blank}*$"
-    matcher = Matcher(pattern, case_insensitive=False, multiline=False)
+    try:
+        matcher = Matcher(pattern, case_insensitive=False, multiline=False)
+    except PatternError:  # over RE2's memory budget: no hint rather than a failure
+        return None
     lines = matcher.prepare(data)  # line ends without their CR
     for start, end in islice(matcher.lines(lines), _MAX_SAME_LINES):
         if lines[start:end] != target:

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from fastmcp import Client
 
@@ -463,3 +464,18 @@ async def test_insert_after_unterminated_last_line_shows_the_new_lines(
     path = await viewed(compat, case / "f.txt", b"a\nb")
     result = await insert(compat, path, 2, "cd\nef")
     assert ok_text(result) == f"Inserted in {path}\n\n1\ta\n2\tb\n3\tcd\n4\tef\n"
+
+
+async def test_insert_deep_into_a_file_of_millions_of_lines(
+    compat: Client[Any], case: Path
+) -> None:
+    """Finding line N does not step through the lines one by one (the bound only
+    catches a hang)."""
+    before = b"\n" * 8_000_000
+    path = await viewed(compat, case / "f.txt", before)
+    with anyio.fail_after(5):
+        result = await insert(compat, path, 7_999_998, "x")
+    assert ok_text(result) == f"Inserted in {path}\n\n" + "".join(
+        f"{n}\t{'x' if n == 7_999_999 else ''}\n" for n in range(7_999_995, 8_000_002)
+    )
+    assert path.read_bytes() == before[:7_999_998] + b"x\n" + before[7_999_998:]
