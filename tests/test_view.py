@@ -554,3 +554,17 @@ async def test_listing_a_huge_directory_is_bounded(root: Path) -> None:
         peak = memory_kib(pid, "VmHWM")
     assert text == cut_listing(header, lines)
     assert (peak - before) * 1024 < full // 2, (before, peak, full)
+
+
+async def test_control_characters_in_names_cannot_forge_entries(
+    client: Client[Any], case: Path
+) -> None:
+    """A name's control characters (newline, tab, escape, …) are shown as "?", as
+    ls -q does, so a name cannot add lines to the tree; the name stays a shell glob
+    that matches the file."""
+    (case / "top").mkdir()
+    (case / "top" / "evil\n├── fake.txt").write_text("")
+    (case / "top" / "b\x1b[31mred\tx").write_text("")
+    (case / "top" / "link").symlink_to("tar\nget")
+    expected = "top/\n├── b?[31mred?x\n├── evil?├── fake.txt\n└── link -> tar?get\n"
+    assert ok_text(await view(client, case / "top")) == expected

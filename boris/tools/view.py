@@ -166,7 +166,7 @@ def list_directory(resolved: str, scope: PathScope) -> str:
     fits, and a last line counts the entries of both levels left out. However big the
     directory, only the entries that could be shown are kept; the others are counted.
     """
-    name = printable(os.path.basename(resolved)) if resolved != "/" else ""
+    name = _shown(os.path.basename(resolved)) if resolved != "/" else ""
     listing = _Listing(f"{name}/\n")
     try:
         top, total = _first_entries(resolved, scope, listing.room, len(_BRANCH))
@@ -248,6 +248,16 @@ def _first_entries(
     return [entry for _, entry in kept], total
 
 
+# Control characters in a name would break the tree (a newline could even forge an
+# entry): each is shown as "?", as ls -q does, which keeps the name a glob matching it.
+_CONTROL = {code: "?" for code in (*range(0x20), 0x7F)}
+
+
+def _shown(name: str) -> str:
+    """A name as a listing shows it: valid text, on one line."""
+    return printable(name).translate(_CONTROL)
+
+
 def _could_fit(
     kept: list[tuple[str, os.DirEntry[str]]], room: int, indent: int
 ) -> tuple[list[tuple[str, os.DirEntry[str]]], int]:
@@ -257,7 +267,7 @@ def _could_fit(
     for index, (name, _) in enumerate(kept):
         if size > room:
             return kept[:index], size
-        size += indent + len(printable(name)) + 1
+        size += indent + len(_shown(name)) + 1
     return kept, size
 
 
@@ -280,10 +290,10 @@ def _count_after(directory: str, scope: PathScope, after: str | None) -> int:
 
 
 def _label(entry: os.DirEntry[str]) -> str:
-    name = printable(entry.name)
+    name = _shown(entry.name)
     if entry.is_symlink():
         try:
-            return f"{name} -> {printable(os.readlink(entry.path))}"
+            return f"{name} -> {_shown(os.readlink(entry.path))}"
         except OSError:
             return f"{name} -> ?"
     if entry.is_dir(follow_symlinks=False):
