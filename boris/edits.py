@@ -233,8 +233,8 @@ def not_found_message(data: bytes, old: bytes, path: str) -> str:
 # with the product of the two lengths) compares short lines only, within a fixed budget.
 # When a budget runs out the best candidate seen so far is named.
 
-#: The longest first line of old_str (whitespace collapsed) compared for resemblance.
-MAX_COMPARED_CHARS = 1000
+# The longest first line of old_str (whitespace collapsed) compared for resemblance.
+_MAX_COMPARED_CHARS = 1000
 _SIMILARITY = 0.8
 _QUOTED_CHARS = 300
 # Whitespace collapsed when lines are compared: ASCII whitespace other than the newline.
@@ -298,7 +298,7 @@ def _line_at(data: bytes, start: int) -> bytes:
 def _partial_match(data: bytes, old_lines: list[bytes]) -> str | None:
     """Where the most leading lines of a multi-line ``old`` match, and what differs next."""
     first = old_lines[0]
-    if len(old_lines) < 2 or not first.strip():
+    if len(old_lines) < 2 or not first.strip(_BLANK):
         return None
     best_end, best_matched, best_next = -1, 0, 0
     budget = _PARTIAL_BUDGET
@@ -409,7 +409,7 @@ def _similar_line(data: bytes, old_lines: list[bytes]) -> str | None:
     target = old_lines[position]
     words = target.split()
     wanted = b" ".join(words).decode("utf-8", "replace")
-    if not 3 <= len(wanted) <= MAX_COMPARED_CHARS:
+    if not 3 <= len(wanted) <= _MAX_COMPARED_CHARS:
         return None
     found = _blank_variant(data, target, words) or _resembling(data, target, wanted)
     if found is None:
