@@ -3,15 +3,21 @@
 The file is never decoded for the edit itself: ``old_str`` and ``new_str`` are encoded to
 UTF-8 and matched against the raw bytes. Because UTF-8 is self-synchronising, a byte match
 of valid UTF-8 is exactly a text match, and invalid bytes, a BOM, CR characters and a
-missing final newline anywhere else in the file survive untouched.
+missing final newline anywhere else in the file survive untouched. Non-ASCII text is
+never written into a file that is not UTF-8, where its UTF-8 bytes would sit among
+bytes of another encoding.
 
 These functions do no I/O; the tools read and write around them.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
+from heapq import merge
+from itertools import islice
 
 from boris.errors import Code, ToolFailure
 from boris.fileio import count_lines
@@ -19,11 +25,9 @@ from boris.fileio import count_lines
 _BOM = b"\xef\xbb\xbf"
 # How many occurrences an ambiguity message lists by line number.
 _LISTED_OCCURRENCES = 10
-# Bounds on the work spent looking for a near miss in a large file.
-_MAX_PARTIAL_CANDIDATES = 1000
-_MAX_FUZZY_CANDIDATES = 20_000
-_SIMILARITY = 0.8
-_QUOTED_CHARS = 300
+# Files are checked, split or decoded this many bytes at a time, so no step needs a
+# second copy of a large file (as a str, or as a list of its lines).
+_BLOCK = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -69,11 +73,13 @@ def match_line_endings(data: bytes, old: bytes, new: bytes) -> tuple[bytes, byte
 def replace(data: bytes, old: bytes, new: bytes, replace_all: bool, path: str) -> Edit:
     """Replace the one occurrence of ``old`` (or every one, with ``replace_all``).
 
-    Raises STR_REPLACE_NOT_FOUND (with a near-miss hint when a line resembles
-    ``old``) or STR_REPLACE_AMBIGUOUS (with the count and where the occurrences are).
+    Raises INVALID_INPUT for non-ASCII ``new`` in a file that is not UTF-8,
+    STR_REPLACE_NOT_FOUND (with a near-miss hint when a line resembles ``old``) or
+    STR_REPLACE_AMBIGUOUS (with the count and where the occurrences are).
     Occurrences that overlap count as distinct: ``aa`` in ``aaa`` is ambiguous.
     """
     old, new = match_line_endings(data, old, new)
+    require_same_encoding(data, new, "new_str", path)
     first = data.find(old)
     if first < 0:
         raise ToolFailure(Code.STR_REPLACE_NOT_FOUND, not_found_message(data, old, path))
@@ -85,11 +91,12 @@ def replace(data: bytes, old: bytes, new: bytes, replace_all: bool, path: str) -
     return Edit(edited, first, first + len(new), 1)
 
 
-def insert(data: bytes, line: int, text: bytes, path: str) -> Edit:
+def insert(data: bytes, line: int, text: bytes, path: str, name: str = "new_str") -> Edit:
     """Insert ``text`` as whole lines after line ``line`` (0 = before the first line).
 
     The inserted lines take the file's line ending (bare LF in ``text`` becomes CRLF in a
     CRLF file). A BOM stays first, and a file without a final newline still has none.
+    ``name`` is the argument ``text`` came from, for the messages.
     """
     total = count_lines(data)
     if line > total:
@@ -98,20 +105,21 @@ def insert(data: bytes, line: int, text: bytes, path: str) -> Edit:
             f"insert_line {line} exceeds total lines {total} in {path}; "
             f"use 0 to {total} (0 inserts before the first line)",
         )
+    require_same_encoding(data, text, name, path)
     crlf = uses_crlf(data)
     eol = b"\r\n" if crlf else b"\n"
     if crlf and b"\r\n" not in text:
         text = text.replace(b"\n", b"\r\n")
+    if line == total and line > 0 and not data.endswith(b"\n"):
+        # After an unterminated last line: break that line, and leave the inserted
+        # last line unterminated so the file still ends without a newline.
+        if text.endswith(b"\n"):
+            text = text[:-2] if text.endswith(b"\r\n") else text[:-1]
+        edited = data + eol + text
+        return Edit(edited, len(data) + len(eol), len(edited), 1)
     terminated = text if text.endswith(b"\n") else text + eol
     if line == 0:
         offset = len(_BOM) if data.startswith(_BOM) else 0
-    elif line == total and not data.endswith(b"\n"):
-        # After an unterminated last line: break that line, and leave the inserted
-        # last line unterminated so the file still ends without a newline.
-        own_eol = b"\r\n" if terminated.endswith(b"\r\n") else b"\n"
-        body = terminated[: -len(own_eol)]
-        edited = data + eol + body
-        return Edit(edited, len(data) + len(eol), len(edited), 1)
     else:
         offset = _offset_after_line(data, line)
     edited = b"".join((data[:offset], terminated, data[offset:]))
@@ -119,14 +127,58 @@ def insert(data: bytes, line: int, text: bytes, path: str) -> Edit:
 
 
 def _offset_after_line(data: bytes, line: int) -> int:
-    """The offset just past the newline that ends line ``line`` (which has one)."""
-    offset = -1
-    for _ in range(line):
-        offset = data.find(b"\n", offset + 1)
-    return offset + 1
+    """The offset just past the newline that ends line ``line`` (which has one).
+
+    Whole blocks of lines are skipped by counting their newlines, so only the lines of
+    the last block are stepped over one by one.
+    """
+    offset, remaining = 0, line
+    while True:
+        newlines = data.count(b"\n", offset, offset + _BLOCK)
+        if newlines >= remaining:
+            break
+        remaining -= newlines
+        offset += _BLOCK
+    for _ in range(remaining):
+        offset = data.find(b"\n", offset) + 1
+    return offset
 
 
-# --- messages ------------------------------------------------------------------------
+# --- encodings -------------------------------------------------------------------------
+
+
+def is_utf8(data: bytes) -> bool:
+    """Whether ``data`` is valid UTF-8 (a BOM is), checked without decoding it whole."""
+    if data.isascii():
+        return True
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    try:
+        for offset in range(0, len(data), _BLOCK):
+            decoder.decode(view[offset : offset + _BLOCK], final=offset + _BLOCK >= len(data))
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def require_same_encoding(data: bytes, text: bytes, name: str, path: str) -> None:
+    """Refuse to write non-ASCII ``text`` (UTF-8 bytes) into a file that is not UTF-8.
+
+    ASCII is the same bytes in UTF-8 and every encoding a text file is likely to be in,
+    so ASCII text is always safe; other characters would be UTF-8 among bytes of
+    another encoding, and the file would no longer read right in either.
+    """
+    if text.isascii() or is_utf8(data):
+        return
+    raise ToolFailure(
+        Code.INVALID_INPUT,
+        f"{name} has non-ASCII characters, but {path} is not valid UTF-8 (it is in another "
+        "encoding): written as UTF-8 they would mix two encodings in one file. Use ASCII "
+        "text only, or convert the file to UTF-8 first; the file is unchanged.",
+    )
+
+
+# --- messages --------------------------------------------------------------------------
 
 
 def _line_of(data: bytes, offset: int) -> int:
@@ -135,7 +187,7 @@ def _line_of(data: bytes, offset: int) -> int:
 
 def _ambiguous_message(data: bytes, old: bytes, first: int, path: str) -> str:
     positions = [first]
-    while len(positions) <= _LISTED_OCCURRENCES:
+    while len(positions) < _LISTED_OCCURRENCES:
         following = data.find(old, positions[-1] + 1)
         if following < 0:
             break
@@ -145,7 +197,7 @@ def _ambiguous_message(data: bytes, old: bytes, first: int, path: str) -> str:
     count = data.count(old)
     if count < 2:
         count = len(positions)
-    lines = sorted({_line_of(data, p) for p in positions[:_LISTED_OCCURRENCES]})
+    lines = sorted({_line_of(data, p) for p in positions})
     where = ", ".join(str(n) for n in lines)
     if count > _LISTED_OCCURRENCES:
         where += ", …"
@@ -157,12 +209,53 @@ def _ambiguous_message(data: bytes, old: bytes, first: int, path: str) -> str:
 
 
 def not_found_message(data: bytes, old: bytes, path: str) -> str:
-    message = (
+    parts = [
         f"old_str was not found in {path}. It must match the file exactly, "
         "whitespace and line breaks included."
-    )
+    ]
+    if not old.isascii() and not is_utf8(data):
+        parts.append(
+            f"{path} is not valid UTF-8 (it is in another encoding), and old_str has "
+            "non-ASCII characters, which are looked for as UTF-8: the file does not "
+            "store them that way. Match on ASCII text only."
+        )
     hint = near_miss(data, old)
-    return f"{message}\n{hint}" if hint else message
+    if hint:
+        parts.append(hint)
+    return "\n".join(parts)
+
+
+# --- near misses -----------------------------------------------------------------------
+#
+# A miss must answer in about the time reading the file takes, whatever the file and
+# old_str are, so every search here is bounded: lines are found with bytes.find or one
+# RE2 scan, only lines of a plausible length are decoded, and difflib (whose cost grows
+# with the product of the two lengths) compares short lines only, within a fixed budget.
+# When a budget runs out the best candidate seen so far is named.
+
+# The longest first line of old_str (whitespace collapsed) compared for resemblance.
+_MAX_COMPARED_CHARS = 1000
+_SIMILARITY = 0.8
+_QUOTED_CHARS = 300
+# Whitespace collapsed when lines are compared: ASCII whitespace other than the newline.
+_BLANK = b" \t\r\x0b\x0c"
+# Places where the first line of old_str ends a line that are tried for a partial match.
+_MAX_PARTIAL_CANDIDATES = 1000
+# Work on the lines after those places, in all: each line compared costs its length
+# plus _LINE_COST, so both many short lines and a few long ones are bounded.
+_PARTIAL_BUDGET = 1 << 24
+_LINE_COST = 64
+# Identical lines skipped while looking for a line that differs only in whitespace.
+_MAX_SAME_LINES = 1000
+# Work on lines of a plausible length: decoding them and difflib's linear bounds cost
+# each line's length in bytes plus _LINE_COST; a full comparison costs the product of
+# the two lengths plus _RATIO_COST (about 0.1 µs each).
+_QUICK_BUDGET = 4_000_000
+_RATIO_BUDGET = 4_000_000
+_RATIO_COST = 200
+# Leading and inner whitespace a resembling line may have beyond the first line of
+# old_str, in bytes; longer lines are not decoded.
+_BLANK_ALLOWANCE = 200
 
 
 def near_miss(data: bytes, old: bytes) -> str | None:
@@ -172,45 +265,52 @@ def near_miss(data: bytes, old: bytes) -> str | None:
     line of the file resembles the first (non-blank) line of ``old`` up to whitespace or
     a few characters. Lines are compared without their CR.
     """
-    file_lines = [line.removesuffix("\r") for line in data.decode("utf-8", "replace").split("\n")]
-    if file_lines[-1] == "":
-        file_lines.pop()
-    old_lines = [line.removesuffix("\r") for line in old.decode("utf-8", "replace").split("\n")]
-    return _partial_match(file_lines, old_lines) or _similar_line(file_lines, old_lines)
+    old_lines = [line.removesuffix(b"\r") for line in old.split(b"\n")]
+    return _partial_match(data, old_lines) or _similar_line(data, old_lines)
 
 
-def _quote(text: str) -> str:
-    """A line with tabs, CRs and trailing spaces visible: as a JSON string."""
-    if len(text) > _QUOTED_CHARS:
+def _quote(line: bytes) -> str:
+    """A line with tabs, CRs and trailing spaces visible: as a JSON string.
+
+    Only the bytes that can make the first _QUOTED_CHARS characters are decoded.
+    """
+    window = line[: _QUOTED_CHARS * 4]
+    text = window.decode("utf-8", "replace")
+    if len(text) > _QUOTED_CHARS or len(window) < len(line):
         return json.dumps(text[:_QUOTED_CHARS], ensure_ascii=False) + " (cut)"
     return json.dumps(text, ensure_ascii=False)
 
 
-def _partial_match(file_lines: list[str], old_lines: list[str]) -> str | None:
+def _line_at(data: bytes, start: int) -> bytes:
+    """The line starting at ``start`` without its line ending, cut where _quote cuts."""
+    limit = start + _QUOTED_CHARS * 4 + 1
+    end = data.find(b"\n", start, limit)
+    if end < 0:
+        end = min(limit, len(data))
+        line = data[start:end]
+        return line.removesuffix(b"\r") if end == len(data) else line
+    return data[start:end].removesuffix(b"\r")
+
+
+# --- the first lines match, a later one differs
+
+
+def _partial_match(data: bytes, old_lines: list[bytes]) -> str | None:
     """Where the most leading lines of a multi-line ``old`` match, and what differs next."""
     first = old_lines[0]
-    if len(old_lines) < 2 or not first.strip():
+    if len(old_lines) < 2 or not first.strip(_BLANK):
         return None
-    best_index, best_matched = -1, 0
-    candidates = 0
-    for index, line in enumerate(file_lines):
-        if not line.endswith(first):
-            continue
-        matched = 1
-        while (
-            matched < len(old_lines)
-            and index + matched < len(file_lines)
-            and _agrees(file_lines[index + matched], old_lines[matched], matched, len(old_lines))
-        ):
-            matched += 1
+    best_end, best_matched, best_next = -1, 0, 0
+    budget = _PARTIAL_BUDGET
+    for end in islice(_ends_of_lines_ending_with(data, first), _MAX_PARTIAL_CANDIDATES):
+        matched, following, budget = _matching_lines(data, end, old_lines, budget)
+        if budget < 0:
+            break  # this candidate was cut short: its count may be too low
         if matched > best_matched:
-            best_index, best_matched = index, matched
-        candidates += 1
-        if candidates >= _MAX_PARTIAL_CANDIDATES:
-            break
-    if best_index < 0:
+            best_end, best_matched, best_next = end, matched, following
+    if best_end < 0:
         return None
-    start = best_index + 1
+    start = _line_of(data, best_end)
     if best_matched == len(old_lines):
         return (
             f"Lines {start}-{start + best_matched - 1} match old_str apart from line endings: "
@@ -223,61 +323,194 @@ def _partial_match(file_lines: list[str], old_lines: list[str]) -> str | None:
             f"Lines {start}-{start + best_matched - 1} match the first {best_matched} "
             "lines of old_str"
         )
-    differing = best_index + best_matched
-    if differing >= len(file_lines):
+    if best_next >= len(data):
         return f"{matched_text}, but old_str continues past the end of the file."
+    differing = start + best_matched
     return (
-        f"{matched_text}, but line {differing + 1} differs (both shown as JSON strings):\n"
-        f"  line {differing + 1}: {_quote(file_lines[differing])}\n"
+        f"{matched_text}, but line {differing} differs (both shown as JSON strings):\n"
+        f"  line {differing}: {_quote(_line_at(data, best_next))}\n"
         f"  old_str: {_quote(old_lines[best_matched])}"
     )
 
 
-def _agrees(file_line: str, old_line: str, position: int, length: int) -> bool:
-    # The last line of old_str may end mid-line; the ones before it are whole lines.
-    return file_line.startswith(old_line) if position == length - 1 else file_line == old_line
+def _ends_of_lines_ending_with(data: bytes, text: bytes) -> Iterator[int]:
+    """In order, the offsets just past each ``text`` that ends a line (before its CR)."""
+    with_lf = (found + len(text) for found in _occurrences(data, text + b"\n"))
+    with_crlf = (found + len(text) for found in _occurrences(data, text + b"\r\n"))
+    yield from merge(with_lf, with_crlf)
+    if data.endswith(text):
+        yield len(data)
+    elif data.endswith(text + b"\r"):
+        yield len(data) - 1
 
 
-def _similar_line(file_lines: list[str], old_lines: list[str]) -> str | None:
+def _occurrences(data: bytes, needle: bytes) -> Iterator[int]:
+    found = data.find(needle)
+    while found >= 0:
+        yield found
+        found = data.find(needle, found + 1)
+
+
+def _matching_lines(
+    data: bytes, end: int, old_lines: list[bytes], budget: int
+) -> tuple[int, int, int]:
+    """How many lines of ``old`` match where its first line ends the line ending at
+    ``end``, the offset of the first line that does not, and the budget left (below
+    zero when it ran out before the answer was known).
+
+    The lines of ``old`` between its first and last must equal whole lines (without
+    their CR); its last line may be the start of one.
+    """
+    size = len(data)
+    position = _next_line(data, end)
+    matched = 1
+    last = len(old_lines) - 1
+    while matched <= last and position < size:
+        line = old_lines[matched]
+        budget -= len(line) + _LINE_COST
+        if budget < 0:
+            break
+        if not data.startswith(line, position):
+            break
+        after = position + len(line)
+        if matched == last:
+            # A prefix of the line, unless the CR old_str ends with is the line's own.
+            if line.endswith(b"\r") and data[after : after + 1] in (b"\n", b""):
+                break
+            matched += 1
+            break
+        ending = data[after : after + 2]
+        if ending[:1] == b"\n" or ending in (b"\r\n", b"", b"\r"):
+            matched += 1
+            position = _next_line(data, after)
+        else:
+            break
+    return matched, position, budget
+
+
+def _next_line(data: bytes, end: int) -> int:
+    """The start of the line after the one whose content ends at ``end`` (before its CR
+    and newline); the size of the data when there is none."""
+    if data.startswith(b"\r\n", end):
+        return end + 2
+    if data.startswith(b"\n", end):
+        return end + 1
+    return len(data)
+
+
+# --- a line resembles the first line of old_str
+
+
+def _similar_line(data: bytes, old_lines: list[bytes]) -> str | None:
     """The file line most like the first non-blank line of ``old``, if any is close."""
-    position = next((i for i, line in enumerate(old_lines) if line.strip()), None)
+    position = next((i for i, line in enumerate(old_lines) if line.strip(_BLANK)), None)
     if position is None:
         return None
     target = old_lines[position]
-    wanted = " ".join(target.split())
-    if len(wanted) < 3:
+    words = target.split()
+    wanted = b" ".join(words).decode("utf-8", "replace")
+    if not 3 <= len(wanted) <= _MAX_COMPARED_CHARS:
         return None
+    found = _blank_variant(data, target, words) or _resembling(data, target, wanted)
+    if found is None:
+        return None
+    number, line = found
+    which = "the first line" if position == 0 else "the first non-blank line"
+    return (
+        f"Line {number} resembles {which} of old_str (both shown as JSON strings):\n"
+        f"  line {number}: {_quote(line)}\n"
+        f"  old_str: {_quote(target)}"
+    )
+
+
+def _blank_variant(data: bytes, target: bytes, words: list[bytes]) -> tuple[int, bytes] | None:
+    """The first line that differs from ``target`` only in whitespace, found by one
+    linear RE2 scan of the file."""
+    from boris.matching import Matcher, PatternError  # only needed on this error path
+
+    blank = "[ \\t\\r\\x0b\\x0c]"
+    pattern = f"^{blank}*" + f"{blank}+".join(_literal(w) for w in words) + f"{blank}*$"
+    try:
+        matcher = Matcher(pattern, case_insensitive=False, multiline=False)
+    except PatternError:  # over RE2's memory budget: no hint rather than a failure
+        return None
+    lines = matcher.prepare(data)  # line ends without their CR
+    for start, end in islice(matcher.lines(lines), _MAX_SAME_LINES):
+        if lines[start:end] != target:
+            return _line_of(lines, start), lines[start:end]
+    return None
+
+
+def _literal(word: bytes) -> str:
+    """A word of valid UTF-8 as an RE2 pattern matching exactly it."""
+    return "".join(
+        char if char.isascii() and char.isalnum() else f"\\x{{{ord(char):x}}}"
+        for char in word.decode("utf-8")
+    )
+
+
+def _resembling(data: bytes, target: bytes, wanted: str) -> tuple[int, bytes] | None:
+    """The line closest to ``wanted`` (whitespace collapsed) by difflib's ratio, when at
+    least _SIMILARITY; lines whose length is not within a fifth of it are skipped."""
     from difflib import SequenceMatcher  # only needed on this error path
 
     matcher = SequenceMatcher(None, autojunk=False)
     matcher.set_seq2(wanted)
     slack = max(3, len(wanted) // 5)
-    best_ratio, best_index = 0.0, -1
-    checked = 0
-    for index, line in enumerate(file_lines):
+    # Bytes are at least as many as characters, and at most four times as many.
+    shortest = len(wanted) - slack
+    longest = 4 * (len(wanted) + slack) + _BLANK_ALLOWANCE
+    quick_budget, ratio_budget = _QUICK_BUDGET, _RATIO_BUDGET
+    best_ratio, best = _SIMILARITY, None
+    seen: set[str] = set()  # a repeated line cannot beat its first occurrence
+    for number, raw in _numbered_lines(data):
+        if not shortest <= len(raw) <= longest:
+            continue
+        quick_budget -= len(raw) + _LINE_COST
+        if quick_budget < 0:
+            break
+        line = raw.removesuffix(b"\r")
         if line == target:
             continue  # identical: the difference lies elsewhere
-        normalized = " ".join(line.split())
-        if normalized == wanted:
-            best_ratio, best_index = 1.0, index
-            break
-        if not normalized or abs(len(normalized) - len(wanted)) > slack:
+        normalized = b" ".join(line.split()).decode("utf-8", "replace")
+        if abs(len(normalized) - len(wanted)) > slack or normalized in seen:
             continue
-        if checked >= _MAX_FUZZY_CANDIDATES:
-            continue
-        checked += 1
+        seen.add(normalized)
         matcher.set_seq1(normalized)
-        if matcher.real_quick_ratio() < _SIMILARITY or matcher.quick_ratio() < _SIMILARITY:
+        if matcher.real_quick_ratio() < best_ratio or matcher.quick_ratio() < best_ratio:
             continue
+        ratio_budget -= len(normalized) * len(wanted) + _RATIO_COST
+        if ratio_budget < 0:
+            break
         ratio = matcher.ratio()
-        if ratio > best_ratio:
-            best_ratio, best_index = ratio, index
-    if best_ratio < _SIMILARITY:
-        return None
-    which = "the first line" if position == 0 else "the first non-blank line"
-    number = best_index + 1
-    return (
-        f"Line {number} resembles {which} of old_str (both shown as JSON strings):\n"
-        f"  line {number}: {_quote(file_lines[best_index])}\n"
-        f"  old_str: {_quote(target)}"
-    )
+        if ratio > best_ratio or (best is None and ratio == best_ratio):
+            best_ratio, best = ratio, (number, line)
+    return best
+
+
+def _numbered_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """Each line of ``data`` with its number and its CR, except lines longer than a block
+    (far too long to resemble anything compared), which are only counted.
+
+    Lines are split a block at a time: fast like one split, without a list of every
+    line of the file.
+    """
+    size = len(data)
+    number = 0
+    start = 0
+    while start < size:
+        stop = min(start + _BLOCK, size)
+        if stop < size:
+            newline = data.rfind(b"\n", start, stop)
+            if newline < 0:  # the line at start is longer than a block
+                number += 1
+                start = data.find(b"\n", stop) + 1 or size
+                continue
+            stop = newline + 1
+        lines = data[start:stop].split(b"\n")
+        if lines[-1] == b"":
+            lines.pop()  # the remainder after the block's last newline
+        for line in lines:
+            number += 1
+            yield number, line
+        start = stop

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from fastmcp import Client
 
@@ -103,6 +104,20 @@ SCENARIOS: dict[str, Scenario] = {
         "str_replace",
         {"old_str": "a", "new_str": "b"},
         {"command": "str_replace", "old_str": "a", "new_str": "b"},
+    ),
+    "identical strings": (
+        b"a\n",
+        True,
+        "str_replace",
+        {"old_str": "a", "new_str": "a"},
+        {"command": "str_replace", "old_str": "a", "new_str": "a"},
+    ),
+    "non-ascii into a file that is not utf-8": (
+        "name = 'x'\nтекст\n".encode("cp1251"),
+        True,
+        "str_replace",
+        {"old_str": "'x'", "new_str": "'é'"},
+        {"command": "str_replace", "old_str": "'x'", "new_str": "'é'"},
     ),
     "empty old_str": (
         b"a\n",
@@ -370,3 +385,97 @@ async def test_through_the_official_sdk_client(root: Path, case: Path) -> None:
         )
     assert result.is_error is False
     assert text_of(result) == f"Inserted in {path}\n\n1\tone\n2\ttwo\n"
+
+
+# --- insert into a file that is not UTF-8 ----------------------------------------------
+
+CP1251 = "first\nтекст\n".encode("cp1251")
+
+
+@pytest.mark.parametrize("argument", ["new_str", "insert_text"])
+async def test_insert_of_non_ascii_refused_in_a_file_that_is_not_utf8(
+    compat: Client[Any], case: Path, argument: str
+) -> None:
+    """Non-ASCII text is never inserted into a file that is not valid UTF-8 (it would
+    mix encodings); the message names the argument the text came in."""
+    path = await viewed(compat, case / "f.txt", CP1251)
+    result = await editor(compat, "insert", path, insert_line=1, **{argument: "привет"})
+    assert error_text(result) == (
+        f"[INVALID_INPUT] {argument} has non-ASCII characters, but {path} is not valid "
+        "UTF-8 (it is in another encoding): written as UTF-8 they would mix two encodings "
+        "in one file. Use ASCII text only, or convert the file to UTF-8 first; the file is "
+        "unchanged."
+    )
+    assert path.read_bytes() == CP1251
+
+
+async def test_insert_of_ascii_into_a_file_that_is_not_utf8(
+    compat: Client[Any], case: Path
+) -> None:
+    path = await viewed(compat, case / "f.txt", CP1251)
+    result = await insert(compat, path, 1, "second")
+    assert path.read_bytes() == CP1251.replace(b"first\n", b"first\nsecond\n")
+    assert ok_text(result) == (
+        f"Inserted in {path}\n\n1\tfirst\n2\tsecond\n3\t\ufffd\ufffd\ufffd\ufffd\ufffd\n"
+    )
+
+
+async def test_insert_of_non_ascii_into_utf8(compat: Client[Any], case: Path) -> None:
+    path = await viewed(compat, case / "f.txt", b"first\n")
+    assert ok_text(await insert(compat, path, 1, "текст")) == (
+        f"Inserted in {path}\n\n1\tfirst\n2\tтекст\n"
+    )
+    assert path.read_bytes() == "first\nтекст\n".encode()
+
+
+# --- insert: where exactly the text goes ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("before", "line", "text", "after"),
+    [
+        # After an unterminated last line: that line is ended, the inserted text is
+        # whole, and the file still ends without a newline.
+        (b"a\nb", 2, "cd", b"a\nb\ncd"),
+        (b"a\nb", 2, "x\ny", b"a\nb\nx\ny"),
+        (b"a\nb", 2, "x\ny\n", b"a\nb\nx\ny"),
+        (b"a\r\nb", 2, "x\ny", b"a\r\nb\r\nx\r\ny"),
+        (b"a\r\nb", 2, "x\r\n", b"a\r\nb\r\nx"),
+        (b"only", 1, "next", b"only\nnext"),
+        (b"only", 1, "cr\r", b"only\ncr\r"),  # a CR of the text's own is kept
+        # After a blank line, and among blank lines.
+        (b"a\n\nb\n", 2, "X", b"a\n\nX\nb\n"),
+        (b"\n\nz\n", 1, "X", b"\nX\n\nz\n"),
+        (b"\n\n", 2, "X", b"\n\nX\n"),
+        (b"a\r\n\r\nb\r\n", 2, "X", b"a\r\n\r\nX\r\nb\r\n"),
+    ],
+)
+async def test_insert_places_text_exactly(
+    compat: Client[Any], case: Path, before: bytes, line: int, text: str, after: bytes
+) -> None:
+    path = await viewed(compat, case / "f.txt", before)
+    assert ok_text(await insert(compat, path, line, text)).startswith(f"Inserted in {path}\n\n")
+    assert path.read_bytes() == after
+
+
+async def test_insert_after_unterminated_last_line_shows_the_new_lines(
+    compat: Client[Any], case: Path
+) -> None:
+    path = await viewed(compat, case / "f.txt", b"a\nb")
+    result = await insert(compat, path, 2, "cd\nef")
+    assert ok_text(result) == f"Inserted in {path}\n\n1\ta\n2\tb\n3\tcd\n4\tef\n"
+
+
+async def test_insert_deep_into_a_file_of_millions_of_lines(
+    compat: Client[Any], case: Path
+) -> None:
+    """Finding line N does not step through the lines one by one (the bound only
+    catches a hang)."""
+    before = b"\n" * 8_000_000
+    path = await viewed(compat, case / "f.txt", before)
+    with anyio.fail_after(5):
+        result = await insert(compat, path, 7_999_998, "x")
+    assert ok_text(result) == f"Inserted in {path}\n\n" + "".join(
+        f"{n}\t{'x' if n == 7_999_999 else ''}\n" for n in range(7_999_995, 8_000_002)
+    )
+    assert path.read_bytes() == before[:7_999_998] + b"x\n" + before[7_999_998:]

@@ -144,15 +144,32 @@ def test_crlf_file_edited_with_lf_strings(case: tuple[bytes, str, str]) -> None:
     check_replacement(*case)
 
 
+def refusal(before: bytes, old: str, new: str) -> str | None:
+    """The INVALID_INPUT an edit gets before any matching: identical strings, or
+    non-ASCII text for a file that is not valid UTF-8."""
+    if old == new:
+        return "[INVALID_INPUT] old_str and new_str are identical: nothing to replace"
+    try:
+        before.decode("utf-8")
+    except UnicodeDecodeError:
+        if not new.isascii():
+            return "[INVALID_INPUT] new_str has non-ASCII characters, "
+    return None
+
+
 def check_replacement(before: bytes, old: str, new: str) -> None:
     with session_in_tempdir() as (session, root):
         path = root / "f.txt"
         path.write_bytes(before)
         session.mark_viewed(str(path))
+        refused = refusal(before, old, new)
         expected = oracle_replace(before, old.encode(), new.encode())
-        event("replaced" if expected is not None else "refused")
+        event("refused as invalid" if refused else "replaced" if expected else "not replaced")
         result = outcome(lambda: replace_in_file(session, "f.txt", old, new, False))
-        if expected is None:
+        if refused is not None:
+            assert result.startswith(refused), result
+            assert path.read_bytes() == before
+        elif expected is None:
             assert result.startswith(("[STR_REPLACE_NOT_FOUND] ", "[STR_REPLACE_AMBIGUOUS] "))
             assert path.read_bytes() == before
         else:
@@ -169,6 +186,11 @@ def test_replace_all_is_bytes_replace(before: bytes, old: str, new: str) -> None
         path.write_bytes(before)
         session.mark_viewed(str(path))
         result = outcome(lambda: replace_in_file(session, "f.txt", old, new, True))
+        refused = refusal(before, old, new)
+        if refused is not None:
+            assert result.startswith(refused), result
+            assert path.read_bytes() == before
+            return
         old_b, new_b = old.encode(), new.encode()
         if uses_crlf(before) and b"\r\n" not in old_b + new_b and b"\n" in old_b + new_b:
             old_b, new_b = old_b.replace(b"\n", b"\r\n"), new_b.replace(b"\n", b"\r\n")
@@ -295,3 +317,31 @@ def test_editor_equals_split_tools(
                 session.mark_viewed(str(path))
             results.append((comparable(outcome(call)), path.read_bytes()))
         assert results[0] == results[1]
+
+
+# --- (4) lone surrogates ----------------------------------------------------------------------
+
+
+def test_lone_surrogates_are_invalid_input() -> None:
+    """The transports refuse a lone surrogate before any tool runs (see
+    test_str_replace.py); the tools refuse one too, naming the argument, and write
+    nothing."""
+    message = (
+        "[INVALID_INPUT] {}: contains a lone UTF-16 surrogate, which is not valid Unicode text"
+    )
+    with session_in_tempdir() as (session, root):
+        path = root / "f.txt"
+        path.write_bytes(b"keep\n")
+        session.mark_viewed(str(path))
+        calls: dict[str, Callable[[], Any]] = {
+            "old_str": lambda: replace_in_file(session, "f.txt", "\ud800", "x", False),
+            "new_str": lambda: replace_in_file(session, "f.txt", "keep", "a\udfff", False),
+            "content": lambda: create(session, "f.txt", "\udc00"),
+            "insert_text": lambda: str_replace_editor(
+                "insert", "f.txt", insert_line=1, insert_text="\ud800", session=session
+            ),
+        }
+        for argument, call in calls.items():
+            assert outcome(call) == message.format(argument)
+        assert path.read_bytes() == b"keep\n"
+        assert [p.name for p in root.iterdir()] == ["f.txt"]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
+import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -12,13 +14,21 @@ import anyio
 import pytest
 from fastmcp import Client
 
+from tests.file_helpers import child_pid, memory_kib, reset_peak
 from tests.support import (
+    BORIS,
+    INITIALIZE,
+    MCP_HEADERS,
     error_text,
     http_client,
+    http_request,
     http_server,
+    json_body,
     ok_text,
     sdk_stdio_client,
+    server_env,
     stdio_client,
+    stop_process,
     text_of,
 )
 
@@ -372,6 +382,9 @@ async def test_scope(root: Path) -> None:
         assert error_text(result) == (
             f"[ACCESS_DENIED] {inside / 'secret.pem'} is denied by the pattern *.pem"
         )
+        # Identical strings are invalid input, which is checked before the scope.
+        result = await replace(client, scoped / "out" / "f.txt", "x", new_str="x")
+        assert error_text(result) == IDENTICAL
     assert (scoped / "out" / "f.txt").read_text() == "x\n"
 
 
@@ -395,3 +408,502 @@ async def test_over_http(root: Path, case: Path) -> None:
             await client.call_tool("view", {"path": str(path)})
             result = await replace(client, path, "one", new_str="1")
     assert ok_text(result) == f"Replaced in {path}\n\n1\t1\n2\ttwo\n"
+
+
+# --- near misses stay cheap on large input ---------------------------------------------------
+
+NOT_FOUND = (
+    "[STR_REPLACE_NOT_FOUND] old_str was not found in {path}. It must match the file "
+    "exactly, whitespace and line breaks included."
+)
+
+
+def _letters(count: int, seed: int) -> str:
+    """``count`` pseudo-random letters: a line nothing in a file resembles by chance."""
+    state, out = seed, []
+    for _ in range(count):
+        state = (state * 1103515245 + 12345) % 2**31
+        out.append(chr(ord("a") + state % 26))
+    return "".join(out)
+
+
+def _one_changed(text: str) -> str:
+    middle = len(text) // 2
+    return text[:middle] + ("X" if text[middle] != "X" else "Y") + text[middle + 1 :]
+
+
+LONG_LINE = _letters(50_000, 7)
+
+# Each case: the file, an old_str that is not in it. Every one of them made the old hint
+# search quadratic (a long line compared character by character with another, thousands
+# of similar lines each compared in full, or a partial match re-walked from every line).
+COSTLY_MISSES: dict[str, tuple[bytes, str]] = {
+    "a 50 KB line against a 50 KB line": (
+        (LONG_LINE + "\n").encode(),
+        _one_changed(LONG_LINE),
+    ),
+    "two 50 KB lines of one repeated pair": (("ab" * 25_000 + "\n").encode(), "ba" * 25_000),
+    "300,000 lines like the first line of old_str": (
+        "".join(f"value_{n:07d} = compute({n})\n" for n in range(300_000)).encode(),
+        "value_0000001 = computer(1, 2)",
+    ),
+    "old_str of 100,000 lines that match from every line of the file": (
+        b"a\n" * 2_000_000,
+        "a\n" * 100_000 + "b",
+    ),
+    "a 10 MB line": (b"q" * (10 * 1024 * 1024 - 1) + b"\n", "q" * 1000 + "!"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COSTLY_MISSES))
+async def test_not_found_answers_promptly_whatever_the_input(
+    client: Client[Any], case: Path, name: str
+) -> None:
+    """The near-miss search is bounded: a miss answers in about the time reading the file
+    takes, however long the lines or however many resemble old_str (the bound here only
+    catches a hang)."""
+    content, old = COSTLY_MISSES[name]
+    path = await viewed(client, case / "big.txt", content)
+    with anyio.fail_after(5):
+        result = await replace(client, path, old, new_str="x")
+    assert error_text(result).startswith(NOT_FOUND.format(path=path))
+    assert path.read_bytes() == content
+
+
+async def test_hint_for_a_long_partial_match_names_where_it_stops(
+    client: Client[Any], case: Path
+) -> None:
+    """Of the places where the first lines of old_str match, the first one that matches
+    the most lines is named, with the line where the match stops."""
+    content = b"a\n" * 300_000
+    path = await viewed(client, case / "f.txt", content)
+    with anyio.fail_after(5):
+        result = await replace(client, path, "a\n" * 100_000 + "b", new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLines 1-100000 match the first 100000 lines of old_str, but line 100001 differs "
+        "(both shown as JSON strings):\n"
+        '  line 100001: "a"\n'
+        '  old_str: "b"'
+    )
+
+
+async def test_no_resemblance_hint_for_a_line_over_1000_characters(
+    client: Client[Any], case: Path
+) -> None:
+    """Only a first line of old_str of at most 1000 characters is compared with the
+    file's lines; a longer one gets the plain message."""
+    line = _letters(1001, 3)
+    path = await viewed(client, case / "f.txt", line + "\n")
+    result = await replace(client, path, _one_changed(line), new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path)
+
+
+async def test_resemblance_hint_for_a_line_of_1000_characters(
+    client: Client[Any], case: Path
+) -> None:
+    line = _letters(1000, 3)
+    path = await viewed(client, case / "f.txt", "intro\n" + line + "\n")
+    changed = _one_changed(line)
+    result = await replace(client, path, changed, new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLine 2 resembles the first line of old_str (both shown as JSON strings):\n"
+        f'  line 2: "{line[:300]}" (cut)\n'
+        f'  old_str: "{changed[:300]}" (cut)'
+    )
+
+
+async def test_hint_for_whitespace_differences_beyond_many_similar_lines(
+    client: Client[Any], case: Path
+) -> None:
+    """A line that differs from the first line of old_str only in whitespace is found
+    wherever it is in the file, even after many merely similar lines."""
+    similar = "".join(f"value_{n:07d} = compute({n})\n" for n in range(200_000))
+    path = await viewed(client, case / "f.txt", similar + "\t total  =   compute(all)  \n")
+    result = await replace(client, path, "total = compute(all)", new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLine 200001 resembles the first line of old_str (both shown as JSON strings):\n"
+        '  line 200001: "\\t total  =   compute(all)  "\n'
+        '  old_str: "total = compute(all)"'
+    )
+
+
+async def test_not_found_memory_stays_proportional_to_the_file(root: Path) -> None:
+    """Looking for a near miss in a 10 MB file of two million short non-ASCII lines
+    grows the server's peak memory by less than four times the file's size."""
+    work = root / "memory_case"
+    work.mkdir()
+    content = "".join(f"€{n % 10}\n" for n in range(2_000_000)).encode()
+    (work / "big.txt").write_bytes(content)
+    (work / "small.txt").write_bytes(b"x\n")
+    async with stdio_client(workdir=work) as client:
+        pid = child_pid(str(work))
+        await client.call_tool("view", {"path": "big.txt", "view_range": [1, 1]})
+        await client.call_tool("view", {"path": "small.txt"})
+        await replace(client, "small.txt", "y", new_str="z")  # warm up the miss path
+        if not reset_peak(pid):
+            pytest.skip("cannot reset the peak RSS of a process here")
+        before = memory_kib(pid, "VmRSS")
+        with anyio.fail_after(5):
+            result = await replace(client, "big.txt", "€1 €2 €3", new_str="x")
+        peak = memory_kib(pid, "VmHWM")
+    assert error_text(result).startswith("[STR_REPLACE_NOT_FOUND] ")
+    assert (peak - before) * 1024 < 4 * len(content), (before, peak)
+
+
+# --- files that are not UTF-8 ------------------------------------------------------------
+
+CP1251 = "numbers = [1]\nтекст = 'привет'\n".encode("cp1251")
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    info = path.stat()
+    return info.st_ino, info.st_mtime_ns
+
+
+async def test_non_ascii_new_str_refused_in_a_file_that_is_not_utf8(
+    client: Client[Any], case: Path
+) -> None:
+    """Non-ASCII text is never written into a file that is not valid UTF-8: its UTF-8
+    bytes would mix encodings in one file. The file is left as it was."""
+    path = await viewed(client, case / "legacy.py", CP1251)
+    before = _identity(path)
+    result = await replace(client, path, "numbers = [1]", new_str='numbers = "мир"')
+    assert error_text(result) == (
+        f"[INVALID_INPUT] new_str has non-ASCII characters, but {path} is not valid UTF-8 "
+        "(it is in another encoding): written as UTF-8 they would mix two encodings in one "
+        "file. Use ASCII text only, or convert the file to UTF-8 first; the file is unchanged."
+    )
+    assert path.read_bytes() == CP1251
+    assert _identity(path) == before
+
+
+async def test_non_ascii_new_str_refused_with_replace_all(client: Client[Any], case: Path) -> None:
+    path = await viewed(client, case / "legacy.py", CP1251)
+    result = await replace(client, path, "1", new_str="½", replace_all=True)
+    assert error_text(result).startswith("[INVALID_INPUT] new_str has non-ASCII characters, ")
+    assert path.read_bytes() == CP1251
+
+
+async def test_ascii_edit_of_a_file_that_is_not_utf8_keeps_every_other_byte(
+    client: Client[Any], case: Path
+) -> None:
+    path = await viewed(client, case / "legacy.py", CP1251)
+    result = await replace(client, path, "numbers = [1]", new_str="numbers = [1, 2]")
+    assert path.read_bytes() == CP1251.replace(b"[1]", b"[1, 2]")
+    assert ok_text(result) == (
+        f"Replaced in {path}\n\n1\tnumbers = [1, 2]\n2\t\ufffd\ufffd\ufffd\ufffd\ufffd = "
+        "'\ufffd\ufffd\ufffd\ufffd\ufffd\ufffd'\n"
+    )
+
+
+async def test_non_ascii_new_str_is_fine_in_utf8_files(client: Client[Any], case: Path) -> None:
+    """A BOM, or non-ASCII text already in the file, is valid UTF-8 too."""
+    path = await viewed(client, case / "f.txt", "\ufeffname = 'é'\n".encode())
+    result = await replace(client, path, "'é'", new_str="'мир'")
+    assert ok_text(result) == f"Replaced in {path}\n\n1\tname = 'мир'\n"
+    assert path.read_bytes() == "\ufeffname = 'мир'\n".encode()
+
+
+async def test_not_found_says_when_the_file_is_not_utf8(client: Client[Any], case: Path) -> None:
+    """When old_str has non-ASCII characters and the file is not UTF-8, the miss says
+    why nothing could match."""
+    path = await viewed(client, case / "legacy.py", CP1251)
+    result = await replace(client, path, "привет", new_str="hello")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        f"\n{path} is not valid UTF-8 (it is in another encoding), and old_str has "
+        "non-ASCII characters, which are looked for as UTF-8: the file does not store "
+        "them that way. Match on ASCII text only."
+    )
+    assert path.read_bytes() == CP1251
+
+
+async def test_not_found_of_ascii_text_in_a_file_that_is_not_utf8(
+    client: Client[Any], case: Path
+) -> None:
+    path = await viewed(client, case / "legacy.py", CP1251)
+    result = await replace(client, path, "absent", new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path)
+
+
+async def test_encoding_checked_before_matching(client: Client[Any], case: Path) -> None:
+    """A non-ASCII new_str for a file that is not UTF-8 is refused whether or not
+    old_str is found: no old_str could make that edit possible."""
+    path = await viewed(client, case / "legacy.py", CP1251)
+    result = await replace(client, path, "absent", new_str="é")
+    assert error_text(result).startswith("[INVALID_INPUT] new_str has non-ASCII characters, ")
+
+
+# --- old_str equal to new_str -------------------------------------------------------------
+
+IDENTICAL = "[INVALID_INPUT] old_str and new_str are identical: nothing to replace"
+
+
+async def test_identical_strings_refused_and_file_untouched(
+    client: Client[Any], case: Path
+) -> None:
+    path = await viewed(client, case / "f.txt", LINES_20)
+    before = _identity(path)
+    assert error_text(await replace(client, path, "line 3", new_str="line 3")) == IDENTICAL
+    result = await replace(client, path, "line", new_str="line", replace_all=True)
+    assert error_text(result) == IDENTICAL
+    assert path.read_text() == LINES_20
+    assert _identity(path) == before
+
+
+async def test_identical_strings_checked_before_the_file(client: Client[Any], case: Path) -> None:
+    """Identical strings are invalid input: refused before the path is looked at, so
+    before PATH_NOT_FOUND and FILE_NOT_VIEWED (and ACCESS_DENIED, see test_scope)."""
+    result = await replace(client, case / "missing.txt", "a", new_str="a")
+    assert error_text(result) == IDENTICAL
+    unviewed = case / "unviewed.txt"
+    unviewed.write_text("a\n")
+    assert error_text(await replace(client, unviewed, "a", new_str="a")) == IDENTICAL
+    # An empty old_str is the first thing checked.
+    result = await replace(client, case / "missing.txt", "", new_str="")
+    assert error_text(result).startswith("[INVALID_INPUT] old_str: must not be empty")
+
+
+async def test_strings_differing_only_in_line_endings_are_not_identical(
+    client: Client[Any], case: Path
+) -> None:
+    path = await viewed(client, case / "f.txt", b"a\r\nb\n")
+    result = await replace(client, path, "a\r\nb", new_str="a\nb")
+    assert ok_text(result) == f"Replaced in {path}\n\n1\ta\n2\tb\n"
+    assert path.read_bytes() == b"a\nb\n"
+
+
+# --- how misses and ambiguities are reported -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "count", "where"),
+    [
+        ("x\n" * 10, 10, "lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10"),
+        ("x\n" * 11, 11, "lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …"),
+        ("x\n" * 25, 25, "lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …"),
+        ("x x x x\n" * 3, 12, "lines 1, 2, 3, …"),
+        ("y\n" * 5 + "x\n" * 12, 12, "lines 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, …"),
+    ],
+    ids=["10", "11", "25", "12 on 3 lines", "12 after 5 lines"],
+)
+async def test_ambiguity_lists_the_lines_of_the_first_ten_occurrences(
+    client: Client[Any], case: Path, content: str, count: int, where: str
+) -> None:
+    """The lines of the first 10 occurrences are listed (each line once); an ellipsis
+    says there are more occurrences than those."""
+    path = await viewed(client, case / "f.txt", content)
+    assert error_text(await replace(client, path, "x", new_str="w")) == (
+        f"[STR_REPLACE_AMBIGUOUS] old_str occurs {count} times in {path} ({where}); add "
+        "surrounding lines to make it unique, or set replace_all to replace every occurrence"
+    )
+
+
+async def test_partial_match_middle_lines_must_be_whole(client: Client[Any], case: Path) -> None:
+    """In a partial match, a line of old_str between its first and last must equal a
+    whole line of the file (without its CR): a line that merely starts with it differs."""
+    path = await viewed(client, case / "f.txt", b"a\r\nbc\nd\n")
+    result = await replace(client, path, "a\nb\nd", new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLine 1 matches the first line of old_str, but line 2 differs "
+        "(both shown as JSON strings):\n"
+        '  line 2: "bc"\n'
+        '  old_str: "b"'
+    )
+
+
+async def test_partial_match_last_line_may_be_a_prefix(client: Client[Any], case: Path) -> None:
+    """The last line of old_str may be the start of a line: old_str can end mid-line."""
+    path = await viewed(client, case / "f.txt", b"a\r\nbc\n")
+    result = await replace(client, path, "a\nb", new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLines 1-2 match old_str apart from line endings: the file mixes LF and CRLF "
+        "there; copy the line endings exactly."
+    )
+
+
+async def test_partial_match_first_line_may_be_the_end_of_a_line(
+    client: Client[Any], case: Path
+) -> None:
+    """The first line of old_str may be the end of a line: old_str can start mid-line."""
+    path = await viewed(client, case / "f.txt", "x = first\nsecond\nthird\n")
+    result = await replace(client, path, "first\nsecond\nTHIRD", new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLines 1-2 match the first 2 lines of old_str, but line 3 differs "
+        "(both shown as JSON strings):\n"
+        '  line 3: "third"\n'
+        '  old_str: "THIRD"'
+    )
+
+
+async def test_partial_match_past_the_end_of_the_file(client: Client[Any], case: Path) -> None:
+    path = await viewed(client, case / "f.txt", "one\ntwo")
+    result = await replace(client, path, "one\ntwo\nthree", new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLines 1-2 match the first 2 lines of old_str, but old_str continues past the "
+        "end of the file."
+    )
+
+
+@pytest.mark.parametrize(
+    ("length", "shown"),
+    [(300, '"{line}"'), (301, '"{line300}" (cut)'), (5000, '"{line300}" (cut)')],
+)
+async def test_hint_quotes_at_most_300_characters(
+    client: Client[Any], case: Path, length: int, shown: str
+) -> None:
+    """A quoted line is cut after 300 characters (characters, not bytes), and says so."""
+    line = ("é\t" * length)[:length]
+    path = await viewed(client, case / "f.txt", f"start\n{line}\n")
+    result = await replace(client, path, "start\nother", new_str="x")
+    expected = shown.format(line=line.replace("\t", "\\t"), line300=line[:300].replace("\t", "\\t"))
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLine 1 matches the first line of old_str, but line 2 differs "
+        "(both shown as JSON strings):\n"
+        f"  line 2: {expected}\n"
+        '  old_str: "other"'
+    )
+
+
+async def test_hint_shows_non_ascii_text_as_it_is(client: Client[Any], case: Path) -> None:
+    """Quoted lines keep non-ASCII characters (not \\u escapes); tabs, CRs and quotes are
+    escaped as in JSON."""
+    path = await viewed(client, case / "f.txt", 'greeting = "привет, мир"\t\n'.encode())
+    result = await replace(client, path, 'greeting = "привет мир!"', new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLine 1 resembles the first line of old_str (both shown as JSON strings):\n"
+        '  line 1: "greeting = \\"привет, мир\\"\\t"\n'
+        '  old_str: "greeting = \\"привет мир!\\""'
+    )
+
+
+async def test_hint_names_the_first_non_blank_line(client: Client[Any], case: Path) -> None:
+    path = await viewed(client, case / "f.txt", "def f():\n    return  1\n")
+    result = await replace(client, path, "\n   \n    return 1\n", new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLine 2 resembles the first non-blank line of old_str (both shown as JSON strings):\n"
+        '  line 2: "    return  1"\n'
+        '  old_str: "    return 1"'
+    )
+
+
+async def test_partial_match_last_line_ending_in_cr(client: Client[Any], case: Path) -> None:
+    """A last line of old_str that ends in a CR is not a prefix of a line whose only CR
+    is its line ending."""
+    path = await viewed(client, case / "f.txt", b"a\r\nb\r\n")
+    result = await replace(client, path, "a\nb\r\r", new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLine 1 matches the first line of old_str, but line 2 differs "
+        "(both shown as JSON strings):\n"
+        '  line 2: "b"\n'
+        '  old_str: "b\\r"'
+    )
+
+
+async def test_hint_skips_lines_identical_to_the_first_non_blank_line(
+    client: Client[Any], case: Path
+) -> None:
+    """A file line identical to the line of old_str being compared is not a near miss
+    (the difference lies elsewhere): the line differing only in whitespace is named."""
+    path = await viewed(client, case / "f.txt", "x\nfoo bar\nbaz\n\n  foo  bar\n")
+    result = await replace(client, path, "\nfoo bar\nqux", new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLine 5 resembles the first non-blank line of old_str (both shown as JSON strings):\n"
+        '  line 5: "  foo  bar"\n'
+        '  old_str: "foo bar"'
+    )
+
+
+async def test_hint_never_names_an_identical_line_as_resembling(
+    client: Client[Any], case: Path
+) -> None:
+    path = await viewed(client, case / "f.txt", "x\nfoo bar\nbaz\n\nfoo baz\n")
+    result = await replace(client, path, "\nfoo bar\nqux", new_str="x")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        "\nLine 5 resembles the first non-blank line of old_str (both shown as JSON strings):\n"
+        '  line 5: "foo baz"\n'
+        '  old_str: "foo bar"'
+    )
+
+
+@pytest.mark.parametrize(("line", "hinted"), [("abcdX", True), ("abcXY", False)])
+async def test_resemblance_means_four_fifths_alike(
+    client: Client[Any], case: Path, line: str, hinted: bool
+) -> None:
+    """A line resembles when difflib's ratio (twice the matching characters over the
+    total length) is at least 0.8: 4 of 5 characters alike is enough, 3 of 5 is not."""
+    path = await viewed(client, case / "f.txt", f"first\n{line}\n")
+    result = await replace(client, path, "abcde", new_str="x")
+    hint = (
+        "\nLine 2 resembles the first line of old_str (both shown as JSON strings):\n"
+        f'  line 2: "{line}"\n'
+        '  old_str: "abcde"'
+    )
+    assert error_text(result) == NOT_FOUND.format(path=path) + (hint if hinted else "")
+
+
+# --- lone surrogates -------------------------------------------------------------------------
+
+# JSON can spell a lone UTF-16 surrogate ("\ud800"), which is not Unicode text and has
+# no UTF-8 form. Each call puts one in a different text argument.
+SURROGATE_CALLS = [
+    ("str_replace", {"path": "f.txt", "old_str": "\ud800", "new_str": "x"}),
+    ("str_replace", {"path": "f.txt", "old_str": "keep", "new_str": "a\udfffb"}),
+    ("create_file", {"path": "f.txt", "content": "\udc00"}),
+    ("create_file", {"path": "new.txt", "content": "x\ud83d"}),
+]
+
+
+def test_lone_surrogates_change_nothing_over_stdio(tmp_path: Path) -> None:
+    """A call carrying a lone surrogate in old_str, new_str or content is refused as a
+    malformed request; no file is written, and the server keeps serving."""
+    (tmp_path / "f.txt").write_text("keep\n")
+    proc = subprocess.Popen(
+        [*BORIS, "--transport", "stdio", "--workdir", str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=server_env({"BORIS_REQUIRE_VIEW_BEFORE_EDIT": "false"}),
+    )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    stdin, stdout = proc.stdin, proc.stdout
+
+    def ask(message: dict[str, Any]) -> dict[str, Any]:
+        stdin.write(json.dumps(message).encode() + b"\n")  # ASCII: "\ud800" as an escape
+        stdin.flush()
+        reply: dict[str, Any] = json.loads(stdout.readline())
+        return reply
+
+    try:
+        assert "result" in ask(INITIALIZE)
+        stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        for number, (tool, arguments) in enumerate(SURROGATE_CALLS, 10):
+            call = {"name": tool, "arguments": arguments}
+            reply = ask({"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": call})
+            assert reply["id"] == number
+            assert "error" in reply, reply
+        view = {"name": "view", "arguments": {"path": "f.txt"}}
+        reply = ask({"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": view})
+        assert reply["result"]["content"][0]["text"] == "1\tkeep\n"
+    finally:
+        stop_process(proc)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.txt"]
+    assert (tmp_path / "f.txt").read_text() == "keep\n"
+
+
+def test_lone_surrogates_change_nothing_over_http(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("keep\n")
+    with http_server("--require-view-before-edit", "false", workdir=tmp_path) as server:
+        status, headers, _ = http_request(
+            "POST", server.url, MCP_HEADERS, json.dumps(INITIALIZE).encode()
+        )
+        assert status == 200
+        session = {**MCP_HEADERS, "Mcp-Session-Id": headers.get("mcp-session-id", "")}
+        for number, (tool, arguments) in enumerate(SURROGATE_CALLS, 10):
+            call = {"name": tool, "arguments": arguments}
+            body = {"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": call}
+            status, _, reply = http_request("POST", server.url, session, json.dumps(body).encode())
+            assert status == 400
+            assert "error" in json_body(reply), reply
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.txt"]
+    assert (tmp_path / "f.txt").read_text() == "keep\n"

@@ -508,3 +508,129 @@ async def test_range_read_does_not_load_the_file(root: Path) -> None:
         peak = memory_kib(pid, "VmHWM")
     assert text == "".join(f"{n:>2}\t{'m' * 99}\n" for n in range(1, 11))
     assert (peak - before) * 1024 < 2 * MB, (before, peak)
+
+
+# --- a listing too long to return whole ----------------------------------------------------
+
+
+def tree(top: str, entries: dict[str, list[str] | None]) -> tuple[str, list[str]]:
+    """The header and entry lines of a full two-level listing; ``entries`` maps each
+    name to its children's names (a directory) or None (a file)."""
+    lines = []
+    names = sorted(entries)
+    for index, name in enumerate(names):
+        last = index == len(names) - 1
+        children = entries[name]
+        lines.append(("└── " if last else "├── ") + name + ("/" if children is not None else ""))
+        for child_index, child in enumerate(sorted(children or [])):
+            connector = "└── " if child_index == len(children or []) - 1 else "├── "
+            lines.append(("    " if last else "│   ") + connector + child)
+    return f"{top}/\n", [line + "\n" for line in lines]
+
+
+def cut_listing(header: str, lines: list[str]) -> str:
+    """The rule for long listings: whole entry lines while the text (header included)
+    stays within 30,000 characters; if any line is left out, a last line tells how many
+    entries were not shown, counting those of both levels: N is the number of entry
+    lines of the full listing that are missing."""
+    shown, size = [], len(header)
+    for line in lines:
+        size += len(line)
+        if size > 30_000:
+            break
+        shown.append(line)
+    text = header + "".join(shown)
+    if len(shown) == len(lines):
+        return text
+    missing = len(lines) - len(shown)
+    return text + (
+        f"\n[Truncated: {missing} more entries not shown. View a subdirectory, or use glob.]"
+    )
+
+
+def make_files(directory: Path, names: list[str], source: Path) -> None:
+    """Empty files ``names`` in ``directory``: hard links to the file ``source``, which
+    are many times faster to make than as many new files."""
+    directory.mkdir(parents=True, exist_ok=True)
+    source.touch()
+    for name in names:
+        os.link(source, directory / name)
+
+
+async def test_directory_of_20000_files_is_cut(client: Client[Any], case: Path) -> None:
+    names = [f"file_{n:05d}.txt" for n in range(20_000)]
+    make_files(case / "many", names, case / "empty")
+    (case / "many" / ".git").mkdir()  # hidden: neither shown nor counted
+    header, lines = tree("many", dict.fromkeys(names))
+    text = ok_text(await view(client, case / "many"))
+    assert text == cut_listing(header, lines)
+    assert text.endswith(
+        f"\n[Truncated: {20_000 - 1578} more entries not shown. View a subdirectory, or use glob.]"
+    )
+
+
+async def test_cut_counts_the_entries_of_subdirectories(client: Client[Any], case: Path) -> None:
+    """50 folders of 1,000 files: the cut falls inside the second folder's files, and
+    the count includes the rest of its files, the folders after it and their files."""
+    folders = {f"folder_{f:02d}": [f"f{n:04d}.py" for n in range(1000)] for f in range(50)}
+    for folder, files in folders.items():
+        make_files(case / "wide" / folder, files, case / "empty")
+    header, lines = tree("wide", dict(folders))
+    text = ok_text(await view(client, case / "wide"))
+    assert text == cut_listing(header, lines)
+    assert len(text) < 30_200
+
+
+@pytest.mark.parametrize("extra", [0, 1])
+async def test_listing_of_exactly_30000_characters_is_whole(
+    client: Client[Any], case: Path, extra: int
+) -> None:
+    # "edge/\n" and 300 lines "├── <name>\n": 299 names of 95 characters and a last
+    # one of 89 make 30,000 characters; one character more cuts the last line.
+    names = [f"{n:03d}".ljust(95, "x") for n in range(299)] + ["999".ljust(89 + extra, "y")]
+    make_files(case / "edge", names, case / "empty")
+    header, lines = tree("edge", dict.fromkeys(names))
+    assert len(header) + sum(map(len, lines)) == 30_000 + extra
+    text = ok_text(await view(client, case / "edge"))
+    assert text == cut_listing(header, lines)
+    assert text.endswith(
+        "\n[Truncated: 1 more entries not shown. View a subdirectory, or use glob.]"
+        if extra
+        else "└── " + names[-1] + "\n"
+    )
+
+
+async def test_listing_a_huge_directory_is_bounded(root: Path) -> None:
+    """Listing 20,000 entries with long names (4 MB of tree) builds only what it shows:
+    the server's peak memory grows by far less than the full listing would take, and
+    the answer comes promptly (the bound only catches a hang)."""
+    work = root / "huge_listing"
+    names = [f"{n:05d}_" + "n" * 200 for n in range(20_000)]
+    make_files(work / "big", names, work / "empty")
+    header, lines = tree("big", dict.fromkeys(names))
+    full = len(header) + sum(map(len, lines))
+    async with stdio_client(workdir=work) as client:
+        pid = child_pid(str(work))
+        await view(client, ".")  # warm up the listing path
+        if not reset_peak(pid):
+            pytest.skip("cannot reset the peak RSS of a process here")
+        before = memory_kib(pid, "VmRSS")
+        with anyio.fail_after(10):
+            text = ok_text(await view(client, "big"))
+        peak = memory_kib(pid, "VmHWM")
+    assert text == cut_listing(header, lines)
+    assert (peak - before) * 1024 < full // 2, (before, peak, full)
+
+
+async def test_control_characters_in_names_cannot_forge_entries(
+    client: Client[Any], case: Path
+) -> None:
+    """A name's control characters (newline, tab, escape, …) are shown as "?", as
+    ls -q does, so a name cannot add lines to the tree; the name stays a shell glob
+    that matches the file."""
+    (case / "top").mkdir()
+    (case / "top" / "evil\n├── fake.txt").write_text("")
+    (case / "top" / "b\x1b[31mred\tx").write_text("")
+    (case / "top" / "link").symlink_to("tar\nget")
+    expected = "top/\n├── b?[31mred?x\n├── evil?├── fake.txt\n└── link -> tar?get\n"
+    assert ok_text(await view(client, case / "top")) == expected

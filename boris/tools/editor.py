@@ -116,12 +116,13 @@ def str_replace_editor(
         raise ToolFailure(
             Code.INVALID_INPUT, "new_str and insert_text name the same text; give only one"
         )
-    text = new_str if new_str is not None else insert_text
     if insert_line is None:
         raise _missing("insert_line", command)
-    if text is None:
-        raise _missing("new_str", command)
-    return insert_into_file(session, path, insert_line, text)
+    if new_str is not None:
+        return insert_into_file(session, path, insert_line, new_str)
+    if insert_text is not None:
+        return insert_into_file(session, path, insert_line, insert_text, "insert_text")
+    raise _missing("new_str", command)
 
 
 def definition(settings: Settings) -> ToolDef:
@@ -140,15 +141,18 @@ def _missing(argument: str, command: str) -> ToolFailure:
     )
 
 
-def insert_into_file(session: Session, path: str, insert_line: int, new_str: str) -> str:
-    """The insert command: ``new_str`` as whole lines after line ``insert_line``."""
-    text = edits.encode_argument("new_str", new_str)
+def insert_into_file(
+    session: Session, path: str, insert_line: int, new_str: str, name: str = "new_str"
+) -> str:
+    """The insert command: ``new_str`` (given as argument ``name``) as whole lines after
+    line ``insert_line``."""
+    text = edits.encode_argument(name, new_str)
     applied: list[edits.Edit] = []  # the edit as last applied, for the result
 
     with locate(session.resolve, path) as place, editing(place.path):
 
         def apply(data: bytes) -> bytes:
-            applied.append(edits.insert(data, insert_line, text, place.path))
+            applied.append(edits.insert(data, insert_line, text, place.path, name))
             return applied[-1].data
 
         edit_file(session, place, "insert", apply)

@@ -83,6 +83,12 @@ def replace_in_file(
         )
     old = edits.encode_argument("old_str", old_str)
     new = edits.encode_argument("new_str", new_str)
+    if old_str == new_str:
+        # Refused before the file is even looked at: the call cannot change anything,
+        # and a rewrite would still give the file a new inode and modification time.
+        raise ToolFailure(
+            Code.INVALID_INPUT, "old_str and new_str are identical: nothing to replace"
+        )
     applied: list[edits.Edit] = []  # the edit as last applied, for the result
 
     with locate(session.resolve, path) as place, editing(place.path):
