@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import hmac
 import importlib
+import inspect
 import json
 import logging
 import os
 import signal
 import sys
+import types
+import typing
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 import anyio
@@ -21,6 +24,7 @@ from fastmcp.exceptions import NotFoundError, ValidationError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools.base import Tool, ToolResult
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from pydantic import Strict
 from pydantic import ValidationError as PydanticValidationError
 from starlette.middleware import Middleware as ASGIMiddleware
 from starlette.requests import Request
@@ -85,9 +89,8 @@ def build_server(settings: Settings, shell: str | None = None) -> FastMCP[Any]:
         version=__version__,
         lifespan=lifespan,
         middleware=[ArgumentErrors()],
-        # A string where an integer belongs is the client's mistake, not something
-        # to coerce silently.
-        strict_input_validation=True,
+        # Strictness comes from each parameter instead (_validated_strictly).
+        strict_input_validation=False,
         mask_error_details=False,
         on_duplicate="error",
     )
@@ -95,7 +98,7 @@ def build_server(settings: Settings, shell: str | None = None) -> FastMCP[Any]:
         module = importlib.import_module(f"boris.tools.{_TOOL_MODULES[name]}")
         definition: ToolDef = module.definition(settings)
         tool = Tool.from_function(
-            definition.fn,
+            _validated_strictly(definition.fn),
             name=name,
             description=definition.description,
             output_schema=None,
@@ -113,6 +116,55 @@ def build_server(settings: Settings, shell: str | None = None) -> FastMCP[Any]:
         return JSONResponse({"status": "ok"})
 
     return mcp
+
+
+def _validated_strictly(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with every parameter a client sets marked Strict.
+
+    A string where an integer belongs is the client's mistake, not something to
+    coerce silently. fastmcp's own strict mode (``strict_input_validation``) encodes
+    every call's arguments to JSON again and parses that, which costs three times the
+    size of a large argument (a file's content) in memory; a Strict parameter is
+    validated as it is. Every tool parameter has a JSON type, for which strict
+    validation of the parsed value and of JSON agree. Injected parameters (a
+    dependency as default) are left alone.
+    """
+    strict = types.FunctionType(
+        fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__
+    )
+    strict.__kwdefaults__ = fn.__kwdefaults__
+    strict.__qualname__ = fn.__qualname__
+    strict.__module__ = fn.__module__
+    annotations = dict(fn.__annotations__)
+    # Only these are resolved: an injected parameter's type may be imported for type
+    # checking alone.
+    strict.__annotations__ = {
+        name: annotations[name]
+        for name, parameter in inspect.signature(fn).parameters.items()
+        if parameter.default is parameter.empty
+        or parameter.default is None
+        or isinstance(parameter.default, str | int)
+    }
+    for name, hint in typing.get_type_hints(strict, include_extras=True).items():
+        annotations[name] = _strict_type(hint)
+    strict.__annotations__ = annotations
+    return strict
+
+
+def _strict_type(hint: Any) -> Any:
+    """``hint`` with Strict on each scalar inside it (pydantic takes it nowhere else)."""
+    origin = typing.get_origin(hint)
+    if origin is Annotated:
+        inner, *metadata = typing.get_args(hint)
+        return Annotated[(_strict_type(inner), *metadata)]
+    if origin in (typing.Union, types.UnionType):
+        return typing.Union[tuple(_strict_type(arg) for arg in typing.get_args(hint))]  # noqa: UP007
+    if origin is list:
+        (item,) = typing.get_args(hint)
+        return list[_strict_type(item)]  # type: ignore[misc]
+    if hint in (str, int, float, bool):
+        return Annotated[hint, Strict()]
+    return hint
 
 
 def _hide_arguments(tool: Tool, names: tuple[str, ...]) -> None:
@@ -157,6 +209,8 @@ def _describe_argument_error(error: Any) -> str:
     kind = error.get("type")
     if kind in ("missing", "missing_argument"):
         message = "missing required argument"
+    elif kind == "none_required":
+        message = "Input should be null"  # JSON's name for it, as the client wrote it
     elif kind == "unexpected_keyword_argument":
         message = "unknown argument"
     else:

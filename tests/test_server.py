@@ -77,6 +77,63 @@ async def test_argument_errors_are_invalid_input_results(tmp_path: Path) -> None
         assert len(await client.list_tools()) == 7
 
 
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"),
+    [
+        (
+            "bash",
+            {"command": "true", "timeout": "1000"},
+            "timeout.int: Input should be a valid integer; timeout.none: Input should be null",
+        ),
+        (
+            "bash",
+            {"command": "true", "timeout": 1000.0},
+            "timeout.int: Input should be a valid integer; timeout.none: Input should be null",
+        ),
+        (
+            "bash",
+            {"command": "true", "run_in_background": 1},
+            "run_in_background: Input should be a valid boolean",
+        ),
+        (
+            "bash",
+            {"command": "true", "run_in_background": "true"},
+            "run_in_background: Input should be a valid boolean",
+        ),
+        (
+            "grep",
+            {"pattern": "x", "line_numbers": "false"},
+            "line_numbers: Input should be a valid boolean",
+        ),
+        (
+            "grep",
+            {"pattern": "x", "head_limit": "3"},
+            "head_limit: Input should be a valid integer",
+        ),
+        ("grep", {"pattern": "x", "-B": "2"}, "-B: Input should be a valid integer"),
+        (
+            "view",
+            {"path": "x", "view_range": ["1", 2]},
+            "view_range.0: Input should be a valid integer",
+        ),
+        (
+            "view",
+            {"path": "x", "view_range": [1.0, 2]},
+            "view_range.0: Input should be a valid integer",
+        ),
+        ("view", {"path": None}, "path: Input should be a valid string"),
+        ("glob", {"pattern": ["a"]}, "pattern: Input should be a valid string"),
+    ],
+)
+async def test_arguments_are_not_coerced(
+    client: Any, tool: str, arguments: dict[str, Any], message: str
+) -> None:
+    # A value of another JSON type is the client's mistake: "10" is not taken for 10,
+    # nor 1 for true (README).
+    result = await client.call_tool(tool, arguments, raise_on_error=False)
+    assert error_text(result) == f"[INVALID_INPUT] {message}"
+
+
 # --- raw STDIO ------------------------------------------------------------------------
 
 
