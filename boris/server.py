@@ -317,11 +317,18 @@ async def _send_json(send: Send, status: int, body: object) -> None:
     await send({"type": "http.response.body", "body": payload})
 
 
+def _headers(scope: Scope, name: bytes) -> list[str]:
+    """Every value of header ``name`` (lower case), in order."""
+    return [
+        str(value.decode("latin-1"))
+        for key, value in scope.get("headers", ())
+        if key.lower() == name
+    ]
+
+
 def _header(scope: Scope, name: bytes) -> str | None:
-    for key, value in scope.get("headers", ()):
-        if key.lower() == name:
-            return str(value.decode("latin-1"))
-    return None
+    values = _headers(scope, name)
+    return values[0] if values else None
 
 
 def _is_mcp_path(scope: Scope) -> bool:
@@ -371,7 +378,9 @@ class AccessGuard:
 
     The origin check stops a web page from driving an unauthenticated local server
     (DNS rebinding); requests without an Origin header (every non-browser client)
-    are unaffected.
+    are unaffected. A browser sends at most one Origin: a request with several is
+    malformed and refused with or without a token, since they could disagree on
+    which one a check would read.
     """
 
     def __init__(self, app: ASGIApp, token: str | None, allow_origins: list[str]) -> None:
@@ -381,15 +390,18 @@ class AccessGuard:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and _is_mcp_path(scope):
+            origins = _headers(scope, b"origin")
+            if len(origins) > 1:
+                await _send_json(send, 403, {"error": "forbidden origin"})
+                return
             if self.token is not None:
                 if not self._authorized(_header(scope, b"authorization")):
                     await _send_json(send, 401, {"error": "unauthorized"})
                     return
-            else:
-                origin = _header(scope, b"origin")
+            elif origins:
+                origin = origins[0]
                 if (
-                    origin is not None
-                    and not is_loopback_origin(origin)
+                    not is_loopback_origin(origin)
                     and _normalize_origin(origin) not in self.allow_origins
                 ):
                     await _send_json(send, 403, {"error": "forbidden origin"})

@@ -416,6 +416,33 @@ def test_a_lone_surrogate_in_an_argument_is_invalid_input(
     session.delete()
 
 
+@pytest.mark.parametrize(
+    "origins",
+    [("http://localhost", "https://evil.example"), ("http://localhost", "http://localhost")],
+)
+def test_two_origin_headers_are_forbidden(
+    open_server: HttpServer, origins: tuple[str, str]
+) -> None:
+    # A request carries at most one Origin; two is malformed and refused, whatever they say.
+    headers = [*MCP_HEADERS.items(), *(("Origin", origin) for origin in origins)]
+    status, response_headers, body = raw_post(open_server, headers, json.dumps(INITIALIZE).encode())
+    assert status == 403
+    assert response_headers["content-type"] == "application/json"
+    assert json.loads(body) == {"error": "forbidden origin"}
+
+
+def test_two_origin_headers_are_forbidden_with_a_token(token_server: HttpServer) -> None:
+    headers = [
+        *MCP_HEADERS.items(),
+        ("Authorization", f"Bearer {TOKEN}"),
+        ("Origin", "http://localhost"),
+        ("Origin", "https://evil.example"),
+    ]
+    status, _, body = raw_post(token_server, headers, json.dumps(INITIALIZE).encode())
+    assert status == 403
+    assert json.loads(body) == {"error": "forbidden origin"}
+
+
 async def test_grep_content_with_an_undecodable_file_name(
     open_server: HttpServer, tmp_path: Path
 ) -> None:
