@@ -4,23 +4,28 @@ from __future__ import annotations
 
 import hmac
 import importlib
+import inspect
 import json
 import logging
 import os
 import signal
 import sys
+import types
+import typing
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 import anyio
 import mcp_types
+import pydantic_core
 from fastmcp import FastMCP
-from fastmcp.exceptions import NotFoundError, ValidationError
+from fastmcp.exceptions import NotFoundError, ToolError, ValidationError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools.base import Tool, ToolResult
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from pydantic import Strict
 from pydantic import ValidationError as PydanticValidationError
 from starlette.middleware import Middleware as ASGIMiddleware
 from starlette.requests import Request
@@ -28,10 +33,19 @@ from starlette.responses import JSONResponse
 
 from boris import __version__
 from boris.errors import Code, ToolFailure
+from boris.jsonrpc import (
+    Refusal,
+    check_arguments,
+    lone_surrogate_reply,
+    max_message_size,
+    read_message,
+    too_large,
+)
 from boris.pathscope import PathScope
 from boris.session import Runtime, SessionStore
 from boris.settings import Settings
 from boris.tools import ToolDef, enabled_tools
+from boris.walk import printable
 
 log = logging.getLogger("boris")
 
@@ -84,10 +98,10 @@ def build_server(settings: Settings, shell: str | None = None) -> FastMCP[Any]:
         instructions=instructions(settings),
         version=__version__,
         lifespan=lifespan,
-        middleware=[ArgumentErrors()],
-        # A string where an integer belongs is the client's mistake, not something
-        # to coerce silently.
-        strict_input_validation=True,
+        # Outermost first: every text a call returns, errors included, is made sendable.
+        middleware=[PrintableResults(), ArgumentErrors()],
+        # Strictness comes from each parameter instead (_validated_strictly).
+        strict_input_validation=False,
         mask_error_details=False,
         on_duplicate="error",
     )
@@ -95,7 +109,7 @@ def build_server(settings: Settings, shell: str | None = None) -> FastMCP[Any]:
         module = importlib.import_module(f"boris.tools.{_TOOL_MODULES[name]}")
         definition: ToolDef = module.definition(settings)
         tool = Tool.from_function(
-            definition.fn,
+            _validated_strictly(definition.fn),
             name=name,
             description=definition.description,
             output_schema=None,
@@ -115,6 +129,55 @@ def build_server(settings: Settings, shell: str | None = None) -> FastMCP[Any]:
     return mcp
 
 
+def _validated_strictly(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with every parameter a client sets marked Strict.
+
+    A string where an integer belongs is the client's mistake, not something to
+    coerce silently. fastmcp's own strict mode (``strict_input_validation``) encodes
+    every call's arguments to JSON again and parses that, which costs three times the
+    size of a large argument (a file's content) in memory; a Strict parameter is
+    validated as it is. Every tool parameter has a JSON type, for which strict
+    validation of the parsed value and of JSON agree. Injected parameters (a
+    dependency as default) are left alone.
+    """
+    strict = types.FunctionType(
+        fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__
+    )
+    strict.__kwdefaults__ = fn.__kwdefaults__
+    strict.__qualname__ = fn.__qualname__
+    strict.__module__ = fn.__module__
+    annotations = dict(fn.__annotations__)
+    # Only these are resolved: an injected parameter's type may be imported for type
+    # checking alone.
+    strict.__annotations__ = {
+        name: annotations[name]
+        for name, parameter in inspect.signature(fn).parameters.items()
+        if parameter.default is parameter.empty
+        or parameter.default is None
+        or isinstance(parameter.default, str | int)
+    }
+    for name, hint in typing.get_type_hints(strict, include_extras=True).items():
+        annotations[name] = _strict_type(hint)
+    strict.__annotations__ = annotations
+    return strict
+
+
+def _strict_type(hint: Any) -> Any:
+    """``hint`` with Strict on each scalar inside it (pydantic takes it nowhere else)."""
+    origin = typing.get_origin(hint)
+    if origin is Annotated:
+        inner, *metadata = typing.get_args(hint)
+        return Annotated[(_strict_type(inner), *metadata)]
+    if origin in (typing.Union, types.UnionType):
+        return typing.Union[tuple(_strict_type(arg) for arg in typing.get_args(hint))]  # noqa: UP007
+    if origin is list:
+        (item,) = typing.get_args(hint)
+        return list[_strict_type(item)]  # type: ignore[misc]
+    if hint in (str, int, float, bool):
+        return Annotated[hint, Strict()]
+    return hint
+
+
 def _hide_arguments(tool: Tool, names: tuple[str, ...]) -> None:
     """Drop accepted-but-unadvertised parameters from the schema clients see.
 
@@ -128,11 +191,16 @@ def _hide_arguments(tool: Tool, names: tuple[str, ...]) -> None:
 
 
 class ArgumentErrors(Middleware):
-    """Turns bad arguments and unknown tool names into ``[INVALID_INPUT]`` results."""
+    """Turns bad arguments and unknown tool names into ``[INVALID_INPUT]`` results.
+
+    An argument holding a lone surrogate is refused here for every tool, before any
+    tool sees it.
+    """
 
     async def on_call_tool(
         self, context: MiddlewareContext[Any], call_next: CallNext[Any, ToolResult]
     ) -> ToolResult:
+        check_arguments(context.message.arguments or {})
         try:
             return await call_next(context)
         except ValidationError as exc:
@@ -152,11 +220,61 @@ class ArgumentErrors(Middleware):
             ) from None
 
 
+class PrintableResults(Middleware):
+    """Makes every text a tool call returns, result or error, safe to encode as JSON.
+
+    Text from the file system can hold lone surrogates (a file name that is not UTF-8),
+    which no JSON encoder accepts: one reply that cannot be encoded would end a STDIO
+    session. They become U+FFFD here, whichever tool produced them. Anything else in a
+    result that cannot be encoded turns the result into an ``[IO_ERROR]``.
+    """
+
+    async def on_call_tool(
+        self, context: MiddlewareContext[Any], call_next: CallNext[Any, ToolResult]
+    ) -> ToolResult:
+        try:
+            result = await call_next(context)
+        except ToolError as exc:
+            text = str(exc)
+            safe = printable(text)
+            if safe is text:
+                raise
+            raise ToolError(safe, log_level=exc.log_level) from None
+        return _printable(result, context.message.name)
+
+
+def _printable(result: ToolResult, tool: str) -> ToolResult:
+    content: list[mcp_types.ContentBlock] = []
+    changed = False
+    for block in result.content:
+        if isinstance(block, mcp_types.TextContent):
+            safe = printable(block.text)
+            if safe is not block.text:
+                block = block.model_copy(update={"text": safe})
+                changed = True
+        content.append(block)
+    try:
+        for block in content:
+            if not isinstance(block, mcp_types.TextContent):
+                block.model_dump_json()
+        for extra in (result.structured_content, result.meta):
+            if extra is not None:
+                pydantic_core.to_json(extra)
+    except pydantic_core.PydanticSerializationError as exc:
+        reason = printable(str(exc))
+        raise ToolFailure(
+            Code.IO_ERROR, f"the result of {printable(tool)} cannot be sent as JSON: {reason}"
+        ) from None
+    return result.model_copy(update={"content": content}) if changed else result
+
+
 def _describe_argument_error(error: Any) -> str:
     loc = ".".join(str(part) for part in error.get("loc", ()))
     kind = error.get("type")
     if kind in ("missing", "missing_argument"):
         message = "missing required argument"
+    elif kind == "none_required":
+        message = "Input should be null"  # JSON's name for it, as the client wrote it
     elif kind == "unexpected_keyword_argument":
         message = "unknown argument"
     else:
@@ -199,11 +317,18 @@ async def _send_json(send: Send, status: int, body: object) -> None:
     await send({"type": "http.response.body", "body": payload})
 
 
+def _headers(scope: Scope, name: bytes) -> list[str]:
+    """Every value of header ``name`` (lower case), in order."""
+    return [
+        str(value.decode("latin-1"))
+        for key, value in scope.get("headers", ())
+        if key.lower() == name
+    ]
+
+
 def _header(scope: Scope, name: bytes) -> str | None:
-    for key, value in scope.get("headers", ()):
-        if key.lower() == name:
-            return str(value.decode("latin-1"))
-    return None
+    values = _headers(scope, name)
+    return values[0] if values else None
 
 
 def _is_mcp_path(scope: Scope) -> bool:
@@ -253,7 +378,9 @@ class AccessGuard:
 
     The origin check stops a web page from driving an unauthenticated local server
     (DNS rebinding); requests without an Origin header (every non-browser client)
-    are unaffected.
+    are unaffected. A browser sends at most one Origin: a request with several is
+    malformed and refused with or without a token, since they could disagree on
+    which one a check would read.
     """
 
     def __init__(self, app: ASGIApp, token: str | None, allow_origins: list[str]) -> None:
@@ -263,15 +390,18 @@ class AccessGuard:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and _is_mcp_path(scope):
+            origins = _headers(scope, b"origin")
+            if len(origins) > 1:
+                await _send_json(send, 403, {"error": "forbidden origin"})
+                return
             if self.token is not None:
                 if not self._authorized(_header(scope, b"authorization")):
                     await _send_json(send, 401, {"error": "unauthorized"})
                     return
-            else:
-                origin = _header(scope, b"origin")
+            elif origins:
+                origin = origins[0]
                 if (
-                    origin is not None
-                    and not is_loopback_origin(origin)
+                    not is_loopback_origin(origin)
                     and _normalize_origin(origin) not in self.allow_origins
                 ):
                     await _send_json(send, 403, {"error": "forbidden origin"})
@@ -316,8 +446,81 @@ class HandshakeOnly:
         await self.app(scope, receive, send)
 
 
+class RequestBodies:
+    """POST /mcp: a bounded body, and an answer for every message the SDK would drop.
+
+    The body is read here, at most ``limit`` bytes (413 beyond, before the rest is
+    read), and checked as a STDIO line is (boris.jsonrpc): what is not one valid
+    message gets its JSON-RPC error with 400; a tool call with a lone surrogate in an
+    argument, which the SDK's parser would refuse as a whole, gets its tool result.
+    Everything else goes on to the SDK unchanged.
+    """
+
+    #: Bodies up to this size are checked on the event loop; larger ones in a thread.
+    _INLINE = 1 << 16
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or not _is_mcp_path(scope):
+            await self.app(scope, receive, send)
+            return
+        declared = _header(scope, b"content-length")
+        if declared is not None and declared.strip().isdigit() and int(declared) > self.limit:
+            await self._too_large(send)
+            return
+        # One growing buffer, each piece freed as soon as it is in: a list of pieces
+        # joined at the end would leave the memory of all of them behind.
+        buffer = bytearray()
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            buffer += message.get("body", b"")
+            more = message.get("more_body", False)
+            del message
+            if len(buffer) > self.limit:
+                await self._too_large(send)
+                return
+        body = bytes(buffer)
+        del buffer
+        if len(body) <= self._INLINE:
+            verdict = read_message(body)
+        else:
+            verdict = await anyio.to_thread.run_sync(read_message, body)
+        if isinstance(verdict, Refusal):
+            await _send_json(send, 400, _dumped(verdict.reply))
+            return
+        if isinstance(verdict, mcp_types.JSONRPCRequest):
+            result = lone_surrogate_reply(verdict, body)
+            if result is not None:
+                reply = {"jsonrpc": "2.0", "id": verdict.id, "result": result}
+                await _send_json(send, 200, reply)
+                return
+        del verdict
+        # The body is handed on once and not kept here: the SDK makes its own copy.
+        pending = [{"type": "http.request", "body": body, "more_body": False}]
+        del body
+
+        async def replay() -> Message:
+            return pending.pop() if pending else await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _too_large(self, send: Send) -> None:
+        await _send_json(send, 413, _dumped(too_large(self.limit).reply))
+
+
+def _dumped(reply: mcp_types.JSONRPCError) -> dict[str, Any]:
+    return reply.model_dump(by_alias=True, exclude_unset=True)
+
+
 def http_app(mcp: FastMCP[Any], settings: Settings) -> Any:
-    return mcp.http_app(
+    limit = max_message_size(settings.max_file_size)
+    app = mcp.http_app(
         path="/mcp",
         session_idle_timeout=settings.session_idle_timeout,
         stateless_http=False,
@@ -327,8 +530,37 @@ def http_app(mcp: FastMCP[Any], settings: Settings) -> Any:
             ASGIMiddleware(Cors),
             ASGIMiddleware(AccessGuard, token=settings.token, allow_origins=settings.allow_origins),
             ASGIMiddleware(HandshakeOnly),
+            ASGIMiddleware(RequestBodies, limit=limit),
         ],
     )
+    _drop_sdk_body_limit(app)
+    return app
+
+
+def _drop_sdk_body_limit(app: Any) -> None:
+    """Leave the body limit to RequestBodies alone.
+
+    The MCP SDK caps a request body at 4 MiB (mcp.server.transport_security
+    RequestBodyLimitMiddleware, in front of its session manager) and fastmcp passes no
+    other limit on; it also copies the body twice. RequestBodies already enforces
+    Boris's limit and reads the body once, so once the session manager exists (the
+    app has started) its limiter is taken out.
+    """
+    from mcp.server.transport_security import RequestBodyLimitMiddleware
+
+    (endpoint,) = [route.endpoint for route in app.routes if getattr(route, "path", None) == "/mcp"]
+    start = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(starlette: Any) -> AsyncIterator[Any]:
+        async with start(starlette) as state:
+            manager = endpoint.session_manager
+            limiter = manager.asgi_app
+            assert isinstance(limiter, RequestBodyLimitMiddleware), limiter
+            manager.asgi_app = limiter.app
+            yield state
+
+    app.router.lifespan_context = lifespan
 
 
 def _is_loopback_host(host: str) -> bool:
@@ -362,20 +594,19 @@ async def serve_http(mcp: FastMCP[Any], settings: Settings) -> None:
 _SIGNAL_GRACE = 7.0
 
 
-async def serve_stdio(mcp: FastMCP[Any]) -> None:
+async def serve_stdio(mcp: FastMCP[Any], settings: Settings) -> None:
     """Serve one client on stdin/stdout until EOF or a signal; close its session on the way out.
 
-    Left alone, SIGTERM would end the process without cleanup and SIGINT would
-    wait for stdin to close. Cancelling the server does not help either: the SDK
-    reads stdin in a worker thread that only returns with the next line, so the
-    lifespan's cleanup would wait for it too. On a signal the guard ends the
-    server's input instead, the lifespan closes the session (its background tasks
+    Left alone, SIGTERM would end the process without cleanup. Cancelling the server
+    is not enough either: stdin is read in a worker thread that only returns with the
+    next chunk, so the lifespan's cleanup would wait for it. On a signal the guard ends
+    the server's input instead, the lifespan closes the session (its background tasks
     terminated, then killed if they linger), and the process exits with 128+signal.
     """
     from boris.stdio_guard import StdioGuard
 
     received: list[int] = []
-    guard = StdioGuard()
+    guard = StdioGuard(max_message_size(settings.max_file_size))
     try:
         async with anyio.create_task_group() as group:
 
@@ -394,7 +625,7 @@ async def serve_stdio(mcp: FastMCP[Any]) -> None:
                         return
 
             group.start_soon(watch_signals)
-            await mcp.run_stdio_async(show_banner=False)
+            await guard.serve(mcp)
             group.cancel_scope.cancel()
     finally:
         guard.close()
@@ -416,6 +647,6 @@ def serve(settings: Settings) -> None:
     log.info("boris %s, shell %s, workdir %s", __version__, shell, settings.workdir)
     mcp = build_server(settings, shell)
     if settings.transport == "stdio":
-        anyio.run(serve_stdio, mcp)
+        anyio.run(serve_stdio, mcp, settings)
     else:
         anyio.run(serve_http, mcp, settings)

@@ -1,136 +1,241 @@
-"""Answer malformed STDIO input with JSON-RPC errors instead of silence.
+"""Boris's STDIO transport: one JSON-RPC message per line, each read once, all answered.
 
-The MCP SDK's STDIO transport drops a line that is not a JSON-RPC message and logs it;
-a client that sent it waits forever. The guard sits between the real stdin/stdout and
-the SDK, on two pipes: a reader thread passes every valid message through unchanged and
-answers anything else with a JSON-RPC error (``-32700`` parse error, ``-32600`` invalid
-request); a writer thread copies the SDK's output to the real stdout a whole line at a
-time, slotting the error replies in between lines so they never split a message.
+The MCP SDK's own STDIO transport drops a line it cannot use (the client then waits
+forever), takes a line of any length, and ends the session at the first reply it cannot
+encode. Boris reads and writes the pipes itself and hands the SDK's low-level server
+whole messages:
+
+- input is read in chunks and a line is assembled in one buffer, the newline looked for
+  only in the bytes just read: a long message costs linear time;
+- a line longer than the message limit (boris.jsonrpc.max_message_size) is refused at
+  once with a JSON-RPC error, and the rest of it is skipped without being kept;
+- each line is parsed once (boris.jsonrpc.read_message); what is not a message gets its
+  JSON-RPC error instead of silence;
+- one writer sends every reply as one whole line; a reply that cannot be encoded is
+  replaced by an error reply to the same request, and the session goes on.
+
+While serving, fd 0 reads /dev/null and fd 1 writes to stderr, so nothing the tools run
+can read the client's input or write into the protocol stream.
 """
 
 from __future__ import annotations
 
-import json
+import logging
 import os
-import queue
 import select
-import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from mcp.shared.message import SessionMessage
+from mcp_types import (
+    INTERNAL_ERROR,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCMessage,
+    JSONRPCResponse,
+    jsonrpc_message_adapter,
+)
+from pydantic_core import PydanticSerializationError
+
+from boris.jsonrpc import Refusal, read_message, too_large
+
+if TYPE_CHECKING:
+    from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+    from fastmcp import FastMCP
+
+log = logging.getLogger("boris.stdio")
 
 _CHUNK = 1 << 16
 
 
-def _error_reply(line: bytes) -> bytes | None:
-    """The error reply for a line that is not a JSON-RPC message, or None if it is one."""
-    if not line.strip():
-        return None  # blank lines are harmless
-    from mcp_types import jsonrpc_message_adapter
-    from pydantic import ValidationError
-
-    try:
-        jsonrpc_message_adapter.validate_json(line, by_name=False)
-        return None
-    except ValidationError:
-        pass
-    request_id: Any = None
-    try:
-        data = json.loads(line)
-    except ValueError:
-        code, message = -32700, "Parse error"
-    else:
-        code, message = -32600, "Invalid Request"
-        if isinstance(data, dict) and isinstance(data.get("id"), (str, int)):
-            request_id = data["id"]
-    reply = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
-    return json.dumps(reply).encode() + b"\n"
+#: Stands for a line longer than the limit, in place of its bytes.
+TOO_LONG = object()
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+class LineReader:
+    """The lines of a file descriptor (without their newline), each bytes, as they come.
+
+    Input is read in chunks; only the bytes just read are searched for a newline. A
+    line within one chunk is sliced out of it; a longer one grows one buffer, turned
+    into bytes once it is complete. A line longer than ``limit`` is reported as
+    ``TOO_LONG`` as soon as it is, and the rest of it is skipped without being kept.
+    Nothing here holds on to a line it has returned: the caller's copy is the only one.
+    """
+
+    def __init__(self, fd: int, stop_fd: int, limit: int) -> None:
+        self._fd = fd
+        self._stop_fd = stop_fd
+        self._limit = limit
+        self._chunk = b""
+        self._start = 0  # where the unread part of _chunk begins
+        self._pending = bytearray()  # the start of a line whose end has not arrived
+        self._skipping = False
+        self._ended = False
+
+    def next(self) -> bytes | object | None:
+        """The next line, ``TOO_LONG``, or None at the end of input. Blocks."""
+        while True:
+            end = self._chunk.find(b"\n", self._start)
+            if end >= 0:
+                piece_start, self._start = self._start, end + 1
+                if self._skipping:
+                    self._skipping = False
+                    continue
+                if len(self._pending) + end - piece_start > self._limit:
+                    self._pending = bytearray()
+                    return TOO_LONG
+                if not self._pending:
+                    return self._chunk[piece_start:end]
+                self._pending += memoryview(self._chunk)[piece_start:end]
+                return self._take_pending()
+            # No newline in what is left of the chunk: keep it (or skip it), read more.
+            rest = len(self._chunk) - self._start
+            if rest and not self._skipping:
+                if len(self._pending) + rest > self._limit:
+                    self._pending = bytearray()
+                    self._skipping = True
+                    self._chunk, self._start = b"", 0
+                    return TOO_LONG
+                self._pending += memoryview(self._chunk)[self._start :]
+            self._chunk, self._start = b"", 0
+            if self._ended or not self._read():
+                self._ended = True
+                if self._pending and not self._skipping:
+                    return self._take_pending()  # a last line without a newline
+                return None
+
+    def _read(self) -> bool:
+        """Read the next chunk; False at the end of input or when told to stop."""
+        ready, _, _ = select.select([self._fd, self._stop_fd], [], [])
+        if self._stop_fd in ready:
+            return False
+        self._chunk = os.read(self._fd, _CHUNK)
+        return bool(self._chunk)
+
+    def _take_pending(self) -> bytes:
+        # bytes, not the buffer: pydantic's parser copies a bytearray before reading it.
+        line = bytes(self._pending)
+        self._pending = bytearray()
+        return line
 
 
 class StdioGuard:
-    """Installs itself on fds 0 and 1; :meth:`close` flushes everything and restores them."""
+    """Takes over fds 0 and 1; :meth:`serve` runs a server on them, :meth:`close` gives
+    them back."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_message: int) -> None:
+        self.max_message = max_message
         self._real_in = os.dup(0)
         self._real_out = os.dup(1)
-        read_in, self._to_server = os.pipe()
-        self._from_server, write_out = os.pipe()
-        self._wake_read, self._wake_write = os.pipe()
-        self._stop_read, self._stop_write = os.pipe()
-        os.dup2(read_in, 0)
-        os.dup2(write_out, 1)
-        os.close(read_in)
-        os.close(write_out)
-        self._errors: queue.SimpleQueue[bytes] = queue.SimpleQueue()
-        self._closing = threading.Event()
-        self._reader = threading.Thread(target=self._pump_input, name="stdio-in", daemon=True)
-        self._writer = threading.Thread(target=self._pump_output, name="stdio-out", daemon=True)
-        self._reader.start()
-        self._writer.start()
-
-    def _pump_input(self) -> None:
-        pending = b""
+        devnull = os.open(os.devnull, os.O_RDWR)
+        os.dup2(devnull, 0)
         try:
-            while True:
-                ready, _, _ = select.select([self._real_in, self._stop_read], [], [])
-                if self._stop_read in ready:
-                    break
-                chunk = os.read(self._real_in, _CHUNK)
-                if not chunk:
-                    if pending and _error_reply(pending) is None:
-                        _write_all(self._to_server, pending)
-                    break
-                pending += chunk
-                *lines, pending = pending.split(b"\n")
-                for line in lines:
-                    reply = _error_reply(line)
-                    if reply is None:
-                        _write_all(self._to_server, line + b"\n")
-                    else:
-                        self._errors.put(reply)
-                        os.write(self._wake_write, b"!")
-        except OSError:
-            pass  # the server is gone; nothing left to feed
-        finally:
-            os.close(self._to_server)  # EOF for the server
+            os.dup2(2, 1)
+        except OSError:  # no stderr either
+            os.dup2(devnull, 1)
+        os.close(devnull)
+        self._stop_read, self._stop_write = os.pipe()
+        self._output_open = True
+        self._lines = LineReader(self._real_in, self._stop_read, max_message)
 
     def stop_input(self) -> None:
         """End the server's input now, as if the client had closed stdin."""
         os.write(self._stop_write, b"!")
 
-    def _pump_output(self) -> None:
-        pending = b""
-        while True:
-            # Once closing, the server has written everything: drain what is buffered
-            # in the pipe without waiting for an EOF that a leftover descriptor could delay.
-            timeout = 0 if self._closing.is_set() else None
-            ready, _, _ = select.select([self._from_server, self._wake_read], [], [], timeout)
-            if not ready:
-                break
-            if self._wake_read in ready:
-                os.read(self._wake_read, _CHUNK)
-            if self._from_server in ready:
-                chunk = os.read(self._from_server, _CHUNK)
-                if not chunk:
-                    break
-                pending += chunk
-                cut = pending.rfind(b"\n") + 1
-                if cut:
-                    _write_all(self._real_out, pending[:cut])
-                    pending = pending[cut:]
-            if not pending:  # between messages: safe to answer malformed input
-                while not self._errors.empty():
-                    _write_all(self._real_out, self._errors.get())
-        _write_all(self._real_out, pending)
-
     def close(self) -> None:
-        """Deliver whatever the server wrote, then give fds 0 and 1 back."""
-        self._closing.set()
-        os.write(self._wake_write, b"!")
-        self._writer.join(timeout=5)
+        """Give fds 0 and 1 back."""
         os.dup2(self._real_out, 1)
         os.dup2(self._real_in, 0)
+
+    async def serve(self, mcp: FastMCP[Any]) -> None:
+        """Serve one client until its input ends (EOF or :meth:`stop_input`)."""
+        from fastmcp.server.context import reset_transport, set_transport
+
+        to_server, server_input = anyio.create_memory_object_stream[SessionMessage | Exception]()
+        server_output, to_client = anyio.create_memory_object_stream[SessionMessage]()
+        token = set_transport("stdio")
+        try:
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(self._pump_input, to_server, server_output.clone())
+                tasks.start_soon(self._pump_output, to_client)
+                # fastmcp serves STDIO only through the SDK's transport; the low-level
+                # server it wraps is the one entry point that takes other streams.
+                server = mcp._mcp_server
+                options = server.create_initialization_options()
+                try:
+                    await server.run(server_input, server_output, options)
+                finally:
+                    self.stop_input()  # should the server stop first, so does the reader
+        finally:
+            reset_transport(token)
+
+    # --- input ----------------------------------------------------------------------
+
+    async def _pump_input(
+        self,
+        to_server: MemoryObjectSendStream[SessionMessage | Exception],
+        replies: MemoryObjectSendStream[SessionMessage],
+    ) -> None:
+        async with to_server, replies:
+            while True:
+                item = await anyio.to_thread.run_sync(self._next_message)
+                if item is None:
+                    return
+                if isinstance(item, Refusal):
+                    await replies.send(SessionMessage(item.reply))
+                else:
+                    await to_server.send(SessionMessage(item))
+
+    def _next_message(self) -> JSONRPCMessage | Refusal | None:
+        """The next message, or the error answering the next line that is none; None at
+        the end of input. Blocks: runs in a worker thread."""
+        while (line := self._lines.next()) is not None:
+            if line is TOO_LONG:
+                return too_large(self.max_message)
+            assert isinstance(line, bytes)
+            if line and not line.isspace():  # blank lines are harmless
+                return read_message(line)
+        return None
+
+    # --- output ---------------------------------------------------------------------
+
+    async def _pump_output(self, from_server: MemoryObjectReceiveStream[SessionMessage]) -> None:
+        async with from_server:
+            async for session_message in from_server:
+                if not self._output_open:
+                    continue
+                data = _encode(session_message.message)
+                if data is not None:
+                    try:
+                        await anyio.to_thread.run_sync(_write_line, self._real_out, data)
+                    except OSError as exc:
+                        # The client is gone: stop reading too, and keep draining the
+                        # server's output so that it can finish.
+                        log.info("stdout closed (%s), ending the session", exc)
+                        self._output_open = False
+                        self.stop_input()
+
+
+def _encode(message: JSONRPCMessage) -> bytes | None:
+    """A message as one JSON line; an error reply instead if it cannot be encoded."""
+    try:
+        return jsonrpc_message_adapter.dump_json(message, by_alias=True, exclude_unset=True)
+    except PydanticSerializationError as exc:
+        log.warning("a reply could not be encoded as JSON: %s", exc)
+        if not isinstance(message, JSONRPCResponse | JSONRPCError) or message.id is None:
+            return None  # a notification, or an answer to nobody: dropped
+        error = ErrorData(
+            code=INTERNAL_ERROR, message="Internal error: the reply could not be encoded as JSON"
+        )
+        return jsonrpc_message_adapter.dump_json(
+            JSONRPCError(jsonrpc="2.0", id=message.id, error=error),
+            by_alias=True,
+            exclude_unset=True,
+        )
+
+
+def _write_line(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.write(fd, b"\n")

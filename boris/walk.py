@@ -272,12 +272,16 @@ def _with_ignore_file(
 
 
 def printable(path: str) -> str:
-    """``path`` safe to put in a JSON reply: bytes that were not UTF-8 in the file name
-    (kept by Python as lone surrogates) become U+FFFD."""
+    """``path`` (or any text) safe to put in a JSON reply: bytes that were not UTF-8 in a
+    file name (kept by Python as lone surrogates U+DC80..U+DCFF) become U+FFFD, and so
+    does any other lone surrogate."""
     if path.isascii():
         return path
     try:
         path.encode("utf-8")
     except UnicodeEncodeError:
+        import re
+
+        path = re.sub("[\ud800-\udc7f\udd00-\udfff]", "\ufffd", path)
         return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     return path

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -20,7 +21,7 @@ import urllib.request
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import mcp
 from fastmcp import Client
@@ -255,3 +256,151 @@ def json_body(body: bytes) -> Any:
         data = [line[5:].strip() for line in text.splitlines() if line.startswith("data:")]
         return json.loads(data[-1])
     return json.loads(text)
+
+
+class RawSession:
+    """An MCP session driven by plain HTTP requests: no GET stream, an explicit DELETE."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        status, headers, body = http_request(
+            "POST", url, MCP_HEADERS, json.dumps(INITIALIZE).encode()
+        )
+        assert status == 200, body
+        self.id = headers["mcp-session-id"]
+        self.headers = {
+            **MCP_HEADERS,
+            "Mcp-Session-Id": self.id,
+            "Mcp-Protocol-Version": INITIALIZE["params"]["protocolVersion"],  # type: ignore[index]
+        }
+        self._next_id = 1
+        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        status, _, _ = self.post(initialized)
+        assert status == 202
+
+    def post(self, message: dict[str, Any] | bytes) -> tuple[int, dict[str, str], bytes]:
+        body = message if isinstance(message, bytes) else json.dumps(message).encode()
+        return http_request("POST", self.url, self.headers, body)
+
+    def call(self, tool: str, **arguments: Any) -> Any:
+        self._next_id += 1
+        message = {
+            "jsonrpc": "2.0",
+            "id": self._next_id,
+            "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments},
+        }
+        status, _, body = self.post(message)
+        assert status == 200, body
+        return json_body(body)
+
+    def text(self, tool: str, **arguments: Any) -> str:
+        result = self.call(tool, **arguments)["result"]
+        assert result["isError"] is False, result
+        text: str = result["content"][0]["text"]
+        return text
+
+    def delete(self) -> int:
+        status, _, _ = http_request("DELETE", self.url, self.headers)
+        return status
+
+
+class RawStdio:
+    """A Boris process on STDIO pipes, spoken to in raw bytes and JSON-RPC lines.
+
+    Every read has a deadline, so a message the server never answers fails the test
+    instead of hanging it.
+    """
+
+    def __init__(self, proc: subprocess.Popen[bytes], errors: IO[bytes]) -> None:
+        assert proc.stdin is not None
+        assert proc.stdout is not None
+        self.proc = proc
+        self._errors = errors
+        self.stdin = proc.stdin
+        self._out = proc.stdout.fileno()
+        self._pending = b""
+
+    def stderr(self) -> str:
+        """What the server has written to stderr so far."""
+        self._errors.seek(0)
+        return self._errors.read().decode(errors="replace")
+
+    def send(self, message: dict[str, Any] | bytes) -> None:
+        """One line: a message as JSON, or raw bytes as given (a newline is added)."""
+        data = message if isinstance(message, bytes) else json.dumps(message).encode()
+        self.stdin.write(data + b"\n")
+        self.stdin.flush()
+
+    def line(self, timeout: float = 30) -> bytes:
+        """The next line the server writes (without its newline)."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._pending:
+            left = deadline - time.monotonic()
+            assert left > 0, f"no reply within {timeout} s"
+            if select.select([self._out], [], [], left)[0]:
+                chunk = os.read(self._out, 1 << 16)
+                assert chunk, "the server closed its stdout"
+                self._pending += chunk
+        line, _, self._pending = self._pending.partition(b"\n")
+        return line
+
+    def receive(self, timeout: float = 30) -> dict[str, Any]:
+        """The next message; every stdout line must be one JSON-RPC message."""
+        message: dict[str, Any] = json.loads(self.line(timeout))
+        return message
+
+    def rest(self, timeout: float = 30) -> bytes:
+        """Everything the server still writes until it closes stdout."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            assert left > 0, f"stdout still open after {timeout} s"
+            if select.select([self._out], [], [], left)[0]:
+                chunk = os.read(self._out, 1 << 16)
+                if not chunk:
+                    rest, self._pending = self._pending, b""
+                    return rest
+                self._pending += chunk
+
+    def silent(self, timeout: float = 0.5) -> bool:
+        """Whether the server writes nothing within ``timeout`` seconds."""
+        return not self._pending and not select.select([self._out], [], [], timeout)[0]
+
+    def reply(self, request_id: int | str, timeout: float = 60) -> dict[str, Any]:
+        """The next message answering ``request_id`` (notifications are skipped)."""
+        while True:
+            message = self.receive(timeout)
+            if message.get("id") == request_id and "method" not in message:
+                return message
+
+    def initialize(self) -> None:
+        self.send(INITIALIZE)
+        assert self.reply(1)["result"]["serverInfo"]["name"] == "boris"
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def call(self, request_id: int, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The result of one tools/call (arguments as JSON values)."""
+        params = {"name": tool, "arguments": arguments}
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
+        result: dict[str, Any] = self.reply(request_id)["result"]
+        return result
+
+
+@contextlib.contextmanager
+def raw_stdio(
+    *args: str, workdir: str | Path, env: Mapping[str, str] | None = None
+) -> Iterator[RawStdio]:
+    """A Boris on STDIO pipes (stderr to a temporary file), stopped by its pid at the end."""
+    with tempfile.TemporaryFile() as errors:
+        proc = subprocess.Popen(
+            [*BORIS, "--transport", "stdio", "--workdir", str(workdir), *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            env=server_env(env),
+        )
+        try:
+            yield RawStdio(proc, errors)
+        finally:
+            stop_process(proc)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import http.client
 import json
+import os
 import re
 import subprocess
 import time
@@ -17,6 +19,7 @@ from tests.support import (
     INITIALIZE,
     MCP_HEADERS,
     HttpServer,
+    RawSession,
     free_port,
     http_client,
     http_request,
@@ -227,3 +230,228 @@ def test_warning_when_reachable_without_a_token(open_server: HttpServer) -> None
     assert "serving HTTP on boris-test.invalid without a token: anyone who can reach" in done.stderr
     # Loopback, as every test server binds, is not reachable from elsewhere: no warning.
     assert "without a token" not in open_server.stderr()
+
+
+# --- the edge: message size, malformed JSON-RPC, origins, text that cannot be sent -------
+
+MB = 1024 * 1024
+#: README: a request body may be 3 × --max-file-size + 1 MiB long.
+SMALL_MESSAGE_LIMIT = 3 * 1024 + MB  # --max-file-size 1KB
+LONE_SURROGATE = "contains a lone UTF-16 surrogate, which is not valid Unicode text"
+
+
+def jsonrpc_error(code: int, message: str) -> dict[str, object]:
+    return {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+
+
+TOO_LARGE = jsonrpc_error(
+    -32600,
+    f"Invalid Request: message larger than {SMALL_MESSAGE_LIMIT} bytes "
+    "(the limit is 3 × --max-file-size + 1 MiB)",
+)
+
+
+@pytest.fixture(scope="module")
+def small_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
+    workdir = tmp_path_factory.mktemp("small")
+    with http_server("--max-file-size", "1KB", workdir=workdir) as server:
+        yield server
+
+
+def raw_post(
+    server: HttpServer,
+    headers: list[tuple[str, str]],
+    body: bytes | Iterator[bytes],
+) -> tuple[int, dict[str, str], bytes]:
+    """A POST to /mcp with repeated headers allowed; an iterator body is sent chunked."""
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    try:
+        connection.putrequest("POST", "/mcp")
+        for name, value in headers:
+            connection.putheader(name, value)
+        if isinstance(body, bytes):
+            connection.putheader("Content-Length", str(len(body)))
+        else:
+            connection.putheader("Transfer-Encoding", "chunked")
+        connection.endheaders()
+        if isinstance(body, bytes):
+            connection.send(body)
+        else:
+            for piece in body:
+                connection.send(b"%x\r\n%s\r\n" % (len(piece), piece))
+            connection.send(b"0\r\n\r\n")
+        response = connection.getresponse()
+        return (
+            response.status,
+            {k.lower(): v for k, v in response.getheaders()},
+            response.read(),
+        )
+    finally:
+        connection.close()
+
+
+def padded_initialize(length: int) -> bytes:
+    body = json.dumps(INITIALIZE).encode()
+    return body[:-1] + b" " * (length - len(body)) + body[-1:]
+
+
+async def test_create_file_at_the_size_limit(open_server: HttpServer, tmp_path: Path) -> None:
+    # 10 MB (the default --max-file-size) of ordinary text, which JSON escapes.
+    size = 10 * MB
+    unit = 'line "quoted"\tand tabbed\n'
+    content = (unit * (size // len(unit) + 1))[:size]
+    async with http_client(open_server.url) as client:
+        result = await client.call_tool(
+            "create_file", {"path": str(tmp_path / "big.txt"), "content": content}
+        )
+    assert result.content[0].text == f"Created {tmp_path / 'big.txt'} ({size} bytes)"  # type: ignore[union-attr]
+    assert (tmp_path / "big.txt").read_text() == content
+
+
+def test_a_body_at_the_limit_is_served(small_server: HttpServer) -> None:
+    headers = list(MCP_HEADERS.items())
+    status, _, body = raw_post(small_server, headers, padded_initialize(SMALL_MESSAGE_LIMIT))
+    assert status == 200, body
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
+def test_a_longer_body_gets_413_naming_the_limit(small_server: HttpServer, chunked: bool) -> None:
+    data = padded_initialize(SMALL_MESSAGE_LIMIT + 1)
+    body: bytes | Iterator[bytes] = data
+    if chunked:
+        body = iter([data[i : i + 65536] for i in range(0, len(data), 65536)])
+    status, headers, answer = raw_post(small_server, list(MCP_HEADERS.items()), body)
+    assert status == 413
+    assert headers["content-type"] == "application/json"
+    assert json.loads(answer) == TOO_LARGE
+    assert initialize(small_server)[0] == 200
+
+
+@pytest.mark.parametrize("bad_id", ["1.5", "[1]", "null", "true", "{}", "1e3"])
+def test_a_request_with_an_invalid_id_is_answered(open_server: HttpServer, bad_id: str) -> None:
+    # JSON-RPC: an id is a string or an integer; a message with any other "id" is an
+    # invalid request (answered with id null), not a notification to accept silently.
+    body = b'{"jsonrpc": "2.0", "id": ' + bad_id.encode() + b', "method": "tools/list"}'
+    status, headers, answer = http_request("POST", open_server.url, MCP_HEADERS, body)
+    assert status == 400
+    assert headers["content-type"] == "application/json"
+    assert json.loads(answer) == jsonrpc_error(
+        -32600, "Invalid Request: id must be a string or an integer"
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "message"),
+    [
+        (
+            b"[" * 100_000 + b"]" * 100_000,
+            -32700,
+            "Parse error: recursion limit exceeded at line 1 column 202",
+        ),
+        (
+            b'{"jsonrpc": "2.0", "id": 1, "method": "x", "y": "\xff"}',
+            -32700,
+            "Parse error: invalid unicode code point at line 1 column 50",
+        ),
+        (
+            b'[{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}]',
+            -32600,
+            "Invalid Request: batches are not supported",
+        ),
+    ],
+    ids=["deep", "invalid-utf8", "batch"],
+)
+def test_malformed_bodies_get_jsonrpc_errors(
+    open_server: HttpServer, body: bytes, code: int, message: str
+) -> None:
+    status, _, answer = http_request("POST", open_server.url, MCP_HEADERS, body)
+    assert status == 400
+    assert json.loads(answer) == jsonrpc_error(code, message)
+    assert initialize(open_server)[0] == 200
+
+
+def test_a_clients_own_error_is_accepted_not_echoed(open_server: HttpServer) -> None:
+    session = RawSession(open_server.url)
+    status, _, body = session.post(
+        {"jsonrpc": "2.0", "id": None, "error": {"code": 1, "message": "x"}}
+    )
+    assert (status, body) == (202, b"")
+    session.delete()
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "parameter"),
+    [
+        ("view", {"path": "\ud800"}, "path"),
+        ("grep", {"pattern": "a\udfffb"}, "pattern"),
+        ("bash", {"command": "echo \ud800"}, "command"),
+        ("str_replace", {"path": "x.txt", "old_str": "\udc80", "new_str": "y"}, "old_str"),
+        ("create_file", {"path": "x.txt", "content": "ok\ud83d"}, "content"),
+        ("glob", {"pattern": "*", "bogus": {"deep": ["ok", "\ud800"]}}, "bogus.deep.1"),
+    ],
+)
+def test_a_lone_surrogate_in_an_argument_is_invalid_input(
+    open_server: HttpServer, tool: str, arguments: dict[str, object], parameter: str
+) -> None:
+    session = RawSession(open_server.url)
+    message = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    }
+    status, _, body = session.post(json.dumps(message).encode())
+    assert status == 200, body
+    assert json_body(body) == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "result": {
+            "content": [{"type": "text", "text": f"[INVALID_INPUT] {parameter}: {LONE_SURROGATE}"}],
+            "isError": True,
+        },
+    }
+    assert (
+        session.text("bash", command="echo still here") == "exit_code: 0\n\nstdout:\nstill here\n"
+    )
+    session.delete()
+
+
+@pytest.mark.parametrize(
+    "origins",
+    [("http://localhost", "https://evil.example"), ("http://localhost", "http://localhost")],
+)
+def test_two_origin_headers_are_forbidden(
+    open_server: HttpServer, origins: tuple[str, str]
+) -> None:
+    # A request carries at most one Origin; two is malformed and refused, whatever they say.
+    headers = [*MCP_HEADERS.items(), *(("Origin", origin) for origin in origins)]
+    status, response_headers, body = raw_post(open_server, headers, json.dumps(INITIALIZE).encode())
+    assert status == 403
+    assert response_headers["content-type"] == "application/json"
+    assert json.loads(body) == {"error": "forbidden origin"}
+
+
+def test_two_origin_headers_are_forbidden_with_a_token(token_server: HttpServer) -> None:
+    headers = [
+        *MCP_HEADERS.items(),
+        ("Authorization", f"Bearer {TOKEN}"),
+        ("Origin", "http://localhost"),
+        ("Origin", "https://evil.example"),
+    ]
+    status, _, body = raw_post(token_server, headers, json.dumps(INITIALIZE).encode())
+    assert status == 403
+    assert json.loads(body) == {"error": "forbidden origin"}
+
+
+async def test_grep_content_with_an_undecodable_file_name(
+    open_server: HttpServer, tmp_path: Path
+) -> None:
+    # A file name that is not UTF-8 is shown with U+FFFD; the session goes on.
+    (tmp_path / os.fsdecode(b"bad\xff.txt")).write_text("foo\n")
+    async with http_client(open_server.url) as client:
+        arguments = {"pattern": "foo", "path": str(tmp_path), "output_mode": "content"}
+        result = await client.call_tool("grep", arguments, raise_on_error=False)
+        assert not result.is_error
+        assert result.content[0].text == "bad\ufffd.txt:1:foo"  # type: ignore[union-attr]
+        again = await client.call_tool("bash", {"command": "echo ok"})
+        assert again.content[0].text == "exit_code: 0\n\nstdout:\nok\n"  # type: ignore[union-attr]

@@ -8,7 +8,7 @@ import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
 
@@ -16,13 +16,14 @@ from boris import __version__
 from tests.support import (
     BORIS,
     INITIALIZE,
+    RawStdio,
     error_text,
     http_client,
     http_server,
+    raw_stdio,
     sdk_stdio_client,
     server_env,
     stdio_client,
-    stop_process,
 )
 
 pytestmark = pytest.mark.anyio
@@ -77,81 +78,104 @@ async def test_argument_errors_are_invalid_input_results(tmp_path: Path) -> None
         assert len(await client.list_tools()) == 7
 
 
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"),
+    [
+        (
+            "bash",
+            {"command": "true", "timeout": "1000"},
+            "timeout.int: Input should be a valid integer; timeout.none: Input should be null",
+        ),
+        (
+            "bash",
+            {"command": "true", "timeout": 1000.0},
+            "timeout.int: Input should be a valid integer; timeout.none: Input should be null",
+        ),
+        (
+            "bash",
+            {"command": "true", "run_in_background": 1},
+            "run_in_background: Input should be a valid boolean",
+        ),
+        (
+            "bash",
+            {"command": "true", "run_in_background": "true"},
+            "run_in_background: Input should be a valid boolean",
+        ),
+        (
+            "grep",
+            {"pattern": "x", "line_numbers": "false"},
+            "line_numbers: Input should be a valid boolean",
+        ),
+        (
+            "grep",
+            {"pattern": "x", "head_limit": "3"},
+            "head_limit: Input should be a valid integer",
+        ),
+        ("grep", {"pattern": "x", "-B": "2"}, "-B: Input should be a valid integer"),
+        (
+            "view",
+            {"path": "x", "view_range": ["1", 2]},
+            "view_range.0: Input should be a valid integer",
+        ),
+        (
+            "view",
+            {"path": "x", "view_range": [1.0, 2]},
+            "view_range.0: Input should be a valid integer",
+        ),
+        ("view", {"path": None}, "path: Input should be a valid string"),
+        ("glob", {"pattern": ["a"]}, "pattern: Input should be a valid string"),
+    ],
+)
+async def test_arguments_are_not_coerced(
+    client: Any, tool: str, arguments: dict[str, Any], message: str
+) -> None:
+    # A value of another JSON type is the client's mistake: "10" is not taken for 10,
+    # nor 1 for true (README).
+    result = await client.call_tool(tool, arguments, raise_on_error=False)
+    assert error_text(result) == f"[INVALID_INPUT] {message}"
+
+
 # --- raw STDIO ------------------------------------------------------------------------
 
 
-def send(proc: subprocess.Popen[bytes], message: dict[str, Any] | bytes) -> None:
-    assert proc.stdin is not None
-    data = message if isinstance(message, bytes) else json.dumps(message).encode()
-    proc.stdin.write(data + b"\n")
-    proc.stdin.flush()
-
-
-def receive(stdout: IO[bytes]) -> dict[str, Any]:
-    line = stdout.readline()
-    assert line, "server closed stdout"
-    message: dict[str, Any] = json.loads(line)  # every stdout line is a JSON-RPC message
-    return message
-
-
 @pytest.fixture
-def raw_stdio(tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
-    proc = subprocess.Popen(
-        [*BORIS, "--transport", "stdio", "--workdir", str(tmp_path), "--log-level", "debug"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=server_env(),
-    )
-    try:
-        yield proc
-    finally:
-        stop_process(proc)
+def raw(tmp_path: Path) -> Iterator[RawStdio]:
+    with raw_stdio("--log-level", "debug", workdir=tmp_path) as server:
+        yield server
 
 
-def test_stdio_answers_malformed_lines_and_keeps_serving(
-    raw_stdio: subprocess.Popen[bytes],
-) -> None:
-    assert raw_stdio.stdout is not None
-    send(raw_stdio, INITIALIZE)
-    assert receive(raw_stdio.stdout)["result"]["serverInfo"]["name"] == "boris"
-    send(raw_stdio, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-    send(raw_stdio, b"this is not json")
-    assert receive(raw_stdio.stdout) == {
+def test_stdio_answers_malformed_lines_and_keeps_serving(raw: RawStdio) -> None:
+    raw.initialize()
+    raw.send(b"this is not json")
+    assert raw.receive() == {
         "jsonrpc": "2.0",
         "id": None,
-        "error": {"code": -32700, "message": "Parse error"},
+        "error": {"code": -32700, "message": "Parse error: expected ident at line 1 column 2"},
     }
-    send(raw_stdio, b'{"jsonrpc": "2.0", "id": "x"}')
-    assert receive(raw_stdio.stdout) == {
+    raw.send(b'{"jsonrpc": "2.0", "id": "x"}')
+    assert raw.receive() == {
         "jsonrpc": "2.0",
         "id": "x",
         "error": {"code": -32600, "message": "Invalid Request"},
     }
-    send(raw_stdio, b"[1, 2]")
-    assert receive(raw_stdio.stdout)["error"]["code"] == -32600
-    send(raw_stdio, {"jsonrpc": "2.0", "id": 5, "method": "no/such/method"})
-    assert receive(raw_stdio.stdout) == {
+    raw.send(b"[1, 2]")
+    assert raw.receive()["error"]["code"] == -32600
+    raw.send({"jsonrpc": "2.0", "id": 5, "method": "no/such/method"})
+    assert raw.receive() == {
         "jsonrpc": "2.0",
         "id": 5,
         "error": {"code": -32601, "message": "Method not found", "data": "no/such/method"},
     }
-    send(raw_stdio, {"jsonrpc": "2.0", "id": 6, "method": "tools/list"})
-    assert len(receive(raw_stdio.stdout)["result"]["tools"]) == 7
+    raw.send({"jsonrpc": "2.0", "id": 6, "method": "tools/list"})
+    assert len(raw.receive()["result"]["tools"]) == 7
 
 
-def test_stdio_eof_exits_cleanly_with_logs_only_on_stderr(
-    raw_stdio: subprocess.Popen[bytes],
-) -> None:
-    assert raw_stdio.stdout is not None
-    assert raw_stdio.stdin is not None
-    send(raw_stdio, INITIALIZE)
-    receive(raw_stdio.stdout)
-    raw_stdio.stdin.close()
-    assert raw_stdio.wait(timeout=20) == 0
-    assert raw_stdio.stdout.read() == b""  # nothing but protocol on stdout
-    assert raw_stdio.stderr is not None
-    assert b"boris" in raw_stdio.stderr.read()  # debug logs went to stderr
+def test_stdio_eof_exits_cleanly_with_logs_only_on_stderr(raw: RawStdio) -> None:
+    raw.initialize()
+    raw.stdin.close()
+    assert raw.proc.wait(timeout=20) == 0
+    assert raw.rest() == b""  # nothing but protocol on stdout
+    assert "boris" in raw.stderr()  # debug logs went to stderr
 
 
 def test_json_logs(tmp_path: Path) -> None:
@@ -200,48 +224,20 @@ def test_stdio_ignores_token_flags(tmp_path: Path) -> None:
 
 def test_bad_arguments_are_not_server_warnings(tmp_path: Path) -> None:
     # The client gets [INVALID_INPUT]; the server's log stays quiet about it at info level.
-    call = {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "method": "tools/call",
-        "params": {"name": "view", "arguments": {"path": 3}},
-    }
-    messages: list[dict[str, Any]] = [
-        INITIALIZE,
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        call,
-    ]
-    proc = subprocess.Popen(
-        [*BORIS, "--transport", "stdio", "--workdir", str(tmp_path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=server_env(),
-    )
-    try:
-        assert proc.stdout is not None
-        for message in messages:
-            send(proc, message)
-        reply = receive(proc.stdout)
-        while reply.get("id") != 2:
-            reply = receive(proc.stdout)
-        assert reply["result"]["isError"] is True
-    finally:
-        assert proc.stdin is not None
-        proc.stdin.close()
-        proc.wait(timeout=20)
-    assert proc.stderr is not None
-    log = proc.stderr.read().decode()
+    with raw_stdio(workdir=tmp_path) as raw:
+        raw.initialize()
+        assert raw.call(2, "view", {"path": 3})["isError"] is True
+        raw.stdin.close()
+        raw.proc.wait(timeout=20)
+        log = raw.stderr()
     assert "WARNING" not in log
     assert "Invalid arguments" not in log
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
-def test_stdio_exits_on_signals(raw_stdio: subprocess.Popen[bytes], signum: int) -> None:
+def test_stdio_exits_on_signals(raw: RawStdio, signum: int) -> None:
     # SIGTERM alone would kill the process without cleanup, SIGINT would wait for stdin
     # to close: both must end the session and exit promptly while stdin stays open.
-    assert raw_stdio.stdout is not None
-    send(raw_stdio, INITIALIZE)
-    receive(raw_stdio.stdout)
-    raw_stdio.send_signal(signum)
-    assert raw_stdio.wait(timeout=5) == 128 + signum
+    raw.initialize()
+    raw.proc.send_signal(signum)
+    assert raw.proc.wait(timeout=5) == 128 + signum

@@ -31,13 +31,11 @@ from tests.pids import pid_alive, pids_in, wait_gone
 from tests.support import (
     BORIS,
     INITIALIZE,
-    MCP_HEADERS,
     HttpServer,
+    RawSession,
     error_text,
     http_client,
-    http_request,
     http_server,
-    json_body,
     ok_text,
     sdk_http_client,
     server_env,
@@ -173,52 +171,6 @@ def test_shell_choice_is_logged(server: HttpServer) -> None:
 
 
 # --- DELETE ----------------------------------------------------------------------------
-
-
-class RawSession:
-    """An MCP session driven by plain HTTP requests: no GET stream, an explicit DELETE."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        status, headers, body = http_request(
-            "POST", url, MCP_HEADERS, json.dumps(INITIALIZE).encode()
-        )
-        assert status == 200, body
-        self.id = headers["mcp-session-id"]
-        self.headers = {
-            **MCP_HEADERS,
-            "Mcp-Session-Id": self.id,
-            "Mcp-Protocol-Version": INITIALIZE["params"]["protocolVersion"],  # type: ignore[index]
-        }
-        self._next_id = 1
-        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-        status, _, _ = self.post(initialized)
-        assert status == 202
-
-    def post(self, message: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
-        return http_request("POST", self.url, self.headers, json.dumps(message).encode())
-
-    def call(self, tool: str, **arguments: Any) -> Any:
-        self._next_id += 1
-        message = {
-            "jsonrpc": "2.0",
-            "id": self._next_id,
-            "method": "tools/call",
-            "params": {"name": tool, "arguments": arguments},
-        }
-        status, _, body = self.post(message)
-        assert status == 200, body
-        return json_body(body)
-
-    def text(self, tool: str, **arguments: Any) -> str:
-        result = self.call(tool, **arguments)["result"]
-        assert result["isError"] is False, result
-        text: str = result["content"][0]["text"]
-        return text
-
-    def delete(self) -> int:
-        status, _, _ = http_request("DELETE", self.url, self.headers)
-        return status
 
 
 def raw_session_processes(session: RawSession) -> list[int]:

@@ -1,0 +1,157 @@
+"""What Boris accepts as one JSON-RPC message, on STDIO and HTTP alike.
+
+A client that sends something the MCP SDK cannot use must get an answer, or it waits
+forever. Both transports hand every incoming line or body to :func:`read_message`, which
+returns the message or the JSON-RPC error that answers it instead:
+
+- not JSON (or not UTF-8, or nested deeper than the parser's limit): ``-32700``;
+- a batch (a JSON array): ``-32600``; MCP sends one message at a time;
+- a request whose ``id`` is neither a string nor an integer: ``-32600`` with id null
+  (the SDK would take it for a notification and never answer);
+- anything else that is not a request, notification or response: ``-32600``.
+
+A message may be at most :func:`max_message_size` bytes: enough for a file of
+``--max-file-size`` bytes of text however a client escapes it, plus the envelope.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pydantic_core
+from mcp_types import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCMessage,
+    JSONRPCRequest,
+    jsonrpc_message_adapter,
+)
+from pydantic import ValidationError
+
+from boris import edits
+from boris.errors import ToolFailure
+from boris.walk import printable
+
+#: JSON escapes text without control characters to at most 3 bytes per byte of UTF-8:
+#: a 2-byte character written as ``\\uXXXX`` takes 6, a 4-byte one 12 (quotes,
+#: backslashes, tabs and newlines take 2; encoders that keep UTF-8 as is add nothing).
+ESCAPING = 3
+_MIB = 1024 * 1024
+#: Room for everything in a message besides the file content: envelope, path, other
+#: arguments.
+ENVELOPE = _MIB
+
+
+def max_message_size(max_file_size: int) -> int:
+    """The longest message (line or request body) accepted, in bytes."""
+    return ESCAPING * max_file_size + ENVELOPE
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """What answers a line or body that is not a message the server can take."""
+
+    reply: JSONRPCError
+
+
+def too_large(limit: int) -> Refusal:
+    return _refusal(
+        INVALID_REQUEST,
+        f"Invalid Request: message larger than {limit} bytes "
+        f"(the limit is {ESCAPING} × --max-file-size + {ENVELOPE // _MIB} MiB)",
+    )
+
+
+def _refusal(code: int, message: str, request_id: int | str | None = None) -> Refusal:
+    error = ErrorData(code=code, message=message)
+    return Refusal(JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+
+
+# pydantic's parser refuses an escaped lone surrogate ("\ud800"), which is valid JSON;
+# only then is the line read again by the standard library's, which keeps it, so that a
+# tool call can be answered by naming the argument instead of refusing the whole line.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def parse_json(data: bytes | bytearray) -> Any:
+    """The JSON value of ``data`` (UTF-8); ValueError if it is not JSON."""
+    try:
+        return pydantic_core.from_json(data)
+    except ValueError:
+        if not _SURROGATE_ESCAPE.search(data):
+            raise
+    try:
+        return json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
+def read_message(data: bytes | bytearray) -> JSONRPCMessage | Refusal:
+    """The message in ``data`` (one line or request body), or the error that answers it."""
+    try:
+        value = parse_json(data)
+    except ValueError as exc:
+        return _refusal(PARSE_ERROR, f"Parse error: {exc}")
+    if isinstance(value, list):
+        return _refusal(INVALID_REQUEST, "Invalid Request: batches are not supported")
+    if isinstance(value, dict) and "method" in value and "id" in value:
+        request_id = value["id"]
+        if type(request_id) is not int and not isinstance(request_id, str):
+            return _refusal(INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
+    try:
+        message: JSONRPCMessage = jsonrpc_message_adapter.validate_python(value, by_name=False)
+    except ValidationError:
+        request_id = value.get("id") if isinstance(value, dict) else None
+        if type(request_id) is not int and not isinstance(request_id, str):
+            request_id = None
+        return _refusal(INVALID_REQUEST, "Invalid Request", request_id)
+    return message
+
+
+def check_arguments(arguments: Mapping[str, Any]) -> None:
+    """Refuse a tool call whose arguments hold a lone surrogate, naming the argument.
+
+    JSON can carry one (``"\\ud800"``) but it is not Unicode text: no tool can use it,
+    and it cannot be written into a reply or a file. Nested values are named by their
+    path (``edits.0.old_str``). Raises ToolFailure (``INVALID_INPUT``).
+    """
+    pending: list[tuple[str, Any]] = [("", arguments)]
+    while pending:
+        name, value = pending.pop()
+        if isinstance(value, str):
+            if not value.isascii():
+                edits.encode_argument(name, value)
+        elif isinstance(value, Mapping):
+            children = []
+            for key, child in value.items():
+                path = f"{name}.{key}" if name else str(key)
+                if not path.isascii():
+                    edits.encode_argument(printable(path), str(key))
+                children.append((path, child))
+            pending.extend(reversed(children))
+        elif isinstance(value, list):
+            pending.extend(reversed([(f"{name}.{i}", child) for i, child in enumerate(value)]))
+
+
+def lone_surrogate_reply(message: JSONRPCRequest, data: bytes) -> dict[str, Any] | None:
+    """The tool result a ``tools/call`` (read from ``data``) with a lone surrogate in its
+    arguments gets; None for any other message."""
+    params = message.params or {}
+    arguments = params.get("arguments")
+    if (
+        message.method != "tools/call"
+        or not isinstance(arguments, Mapping)
+        or not _SURROGATE_ESCAPE.search(data)  # JSON can only hold one escaped
+    ):
+        return None
+    try:
+        check_arguments(arguments)
+    except ToolFailure as failure:
+        return {"content": [{"type": "text", "text": str(failure)}], "isError": True}
+    return None

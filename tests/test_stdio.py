@@ -1,0 +1,325 @@
+"""The STDIO edge in raw bytes: message size, malformed JSON-RPC, text that cannot be sent.
+
+Each test speaks to a real server on its pipes and checks the exact line it writes back,
+then that the same session still serves (the server never dies from what a client sends).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.file_helpers import memory_kib, reset_peak
+from tests.support import RawStdio, raw_stdio
+
+MB = 1024 * 1024
+#: README: a message may be 3 × --max-file-size + 1 MiB long (the line, without its newline).
+SMALL_FILE_LIMIT = 1024  # --max-file-size 1KB
+SMALL_MESSAGE_LIMIT = 3 * SMALL_FILE_LIMIT + MB
+
+TOO_LARGE = {
+    "code": -32600,
+    "message": (
+        f"Invalid Request: message larger than {SMALL_MESSAGE_LIMIT} bytes "
+        "(the limit is 3 × --max-file-size + 1 MiB)"
+    ),
+}
+BAD_ID = {"code": -32600, "message": "Invalid Request: id must be a string or an integer"}
+LONE_SURROGATE = "contains a lone UTF-16 surrogate, which is not valid Unicode text"
+
+
+def error(body: dict[str, Any], request_id: int | str | None = None) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": body}
+
+
+def tools_list(server: RawStdio, request_id: int) -> int:
+    """Ask for the tool list; the number of tools proves the session still serves."""
+    server.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/list"})
+    return len(server.reply(request_id)["result"]["tools"])
+
+
+def create_file_line(request_id: int, path: str, content: str, *, ascii_only: bool) -> bytes:
+    params = {"name": "create_file", "arguments": {"path": path, "content": content}}
+    message = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+    return json.dumps(message, ensure_ascii=ascii_only).encode()
+
+
+def padded(line: bytes, length: int) -> bytes:
+    """A JSON message padded with spaces (insignificant in JSON) to exactly ``length`` bytes."""
+    assert len(line) <= length
+    return line[:-1] + b" " * (length - len(line)) + line[-1:]
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawStdio]:
+    """A server with --max-file-size 1KB, so its message limit is a little over 1 MiB."""
+    with raw_stdio("--max-file-size", "1KB", workdir=tmp_path_factory.mktemp("small")) as server:
+        server.initialize()
+        yield server
+
+
+# --- A: message size ---------------------------------------------------------------------
+
+
+def test_a_line_at_the_limit_is_served(small: RawStdio) -> None:
+    line = padded(
+        create_file_line(10, "at-limit.txt", "x" * 10, ascii_only=True), SMALL_MESSAGE_LIMIT
+    )
+    small.send(line)
+    assert small.reply(10)["result"]["content"][0]["text"].endswith("at-limit.txt (10 bytes)")
+
+
+def test_a_longer_line_is_refused_and_the_server_keeps_serving(small: RawStdio) -> None:
+    line = padded(create_file_line(11, "over.txt", "x", ascii_only=True), SMALL_MESSAGE_LIMIT + 1)
+    small.send(line)
+    assert small.receive() == error(TOO_LARGE)
+    assert small.silent()  # the refused line's request is not run
+    assert tools_list(small, 12) == 7
+
+
+def test_a_huge_line_is_discarded_in_bounded_memory(small: RawStdio) -> None:
+    # 64 MiB of garbage on one line: refused once, never buffered, and what follows it
+    # on the next line is served.
+    pid = small.proc.pid
+    tools_list(small, 20)  # warm up
+    if not reset_peak(pid):
+        pytest.skip("cannot reset the peak RSS of a process here")
+    before = memory_kib(pid, "VmRSS")
+    chunk = b"[" * MB
+    for _ in range(64):
+        small.stdin.write(chunk)
+    small.stdin.write(b"\n")
+    small.stdin.flush()
+    assert small.receive() == error(TOO_LARGE)
+    assert tools_list(small, 21) == 7
+    growth = (memory_kib(pid, "VmHWM") - before) * 1024
+    assert growth < 3 * SMALL_MESSAGE_LIMIT, growth
+
+
+def test_ordinary_text_at_the_size_limit_fits_however_it_is_escaped(small: RawStdio) -> None:
+    # 2-byte characters escaped as \\uXXXX (Python's json.dumps default) take 6 bytes
+    # each on the wire: the worst case for text without control characters.
+    content = "ж" * (SMALL_FILE_LIMIT // 2)
+    assert len(content.encode()) == SMALL_FILE_LIMIT
+    small.send(create_file_line(30, "cyrillic.txt", content, ascii_only=True))
+    text = small.reply(30)["result"]["content"][0]["text"]
+    assert text.endswith(f"cyrillic.txt ({SMALL_FILE_LIMIT} bytes)")
+
+
+def test_create_file_at_the_default_limit_costs_at_most_four_times_its_size(
+    tmp_path: Path,
+) -> None:
+    # 10 MB (the default --max-file-size) of ordinary text with quotes and tabs, which
+    # JSON escapes: the server's peak memory grows by at most 4× the file's size.
+    size = 10 * MB
+    unit = 'line "quoted"\tand tabbed\n'
+    content = (unit * (size // len(unit) + 1))[:size]
+    line = create_file_line(3, "big.txt", content, ascii_only=True)
+    with raw_stdio(workdir=tmp_path) as server:
+        server.initialize()
+        server.call(2, "create_file", {"path": "warm.txt", "content": "x" * 1000})
+        if not reset_peak(server.proc.pid):
+            pytest.skip("cannot reset the peak RSS of a process here")
+        before = memory_kib(server.proc.pid, "VmRSS")
+        server.send(line)
+        result = server.reply(3, timeout=120)["result"]
+        peak = memory_kib(server.proc.pid, "VmHWM")
+    assert result["content"][0]["text"] == f"Created {tmp_path / 'big.txt'} ({size} bytes)"
+    assert (tmp_path / "big.txt").read_text() == content
+    assert (peak - before) * 1024 <= 4 * size, (before, peak)
+
+
+# --- C: malformed JSON-RPC ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad_id", ["1.5", "[1]", "null", "true", "{}", "1e3", "1.0"])
+def test_a_request_with_an_invalid_id_is_answered(small: RawStdio, bad_id: str) -> None:
+    # JSON-RPC: an id is a string or an integer; a message with any other "id" is an
+    # invalid request (answered with id null), not a notification to ignore.
+    small.send(b'{"jsonrpc": "2.0", "id": ' + bad_id.encode() + b', "method": "tools/list"}')
+    assert small.receive() == error(BAD_ID)
+    assert tools_list(small, 40) == 7
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "parameter"),
+    [
+        ("view", {"path": "\ud800"}, "path"),
+        ("grep", {"pattern": "a\udfffb"}, "pattern"),
+        ("bash", {"command": "echo \ud800"}, "command"),
+        ("str_replace", {"path": "x.txt", "old_str": "\udc80", "new_str": "y"}, "old_str"),
+        ("create_file", {"path": "x.txt", "content": "ok\ud83d"}, "content"),
+        ("view", {"path": "x.txt", "view_range": ["\ud800", 2]}, "view_range.0"),
+        ("glob", {"pattern": "*", "bogus": {"deep": ["ok", "\ud800"]}}, "bogus.deep.1"),
+    ],
+)
+def test_a_lone_surrogate_in_an_argument_is_invalid_input(
+    small: RawStdio, tool: str, arguments: dict[str, Any], parameter: str
+) -> None:
+    # "\\ud800" is valid JSON but not Unicode text: a tool result naming the argument,
+    # nothing run, and the session goes on.
+    small.send(
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 50,
+                "method": "tools/call",
+                "params": {"name": tool, "arguments": arguments},
+            }
+        ).encode()
+    )
+    assert small.reply(50)["result"] == {
+        "content": [{"type": "text", "text": f"[INVALID_INPUT] {parameter}: {LONE_SURROGATE}"}],
+        "isError": True,
+    }
+    assert tools_list(small, 51) == 7
+
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (DEEP, "Parse error: recursion limit exceeded at line 1 column 202"),
+        (
+            b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"a": ' + DEEP + b"}}",
+            "Parse error: recursion limit exceeded at line 1 column 268",
+        ),
+        # A lone surrogate makes the server read the line with a second JSON parser.
+        (
+            b'{"jsonrpc": "2.0", "id": 1, "method": "x", "params": {"s": "\\ud800", "a": '
+            + DEEP
+            + b"}}",
+            "Parse error: nested too deeply",
+        ),
+        (
+            b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "x": "\xff\xfe"}',
+            "Parse error: invalid unicode code point at line 1 column 59",
+        ),
+        (
+            b"\xef\xbb\xbf" + b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}',
+            "Parse error: expected value at line 1 column 1",
+        ),
+        (b"this is not json", "Parse error: expected ident at line 1 column 2"),
+    ],
+    ids=["deep-array", "deep-params", "deep-with-surrogate", "invalid-utf8", "bom", "words"],
+)
+def test_unparsable_lines_get_a_parse_error(small: RawStdio, line: bytes, message: str) -> None:
+    small.send(line)
+    assert small.receive() == error({"code": -32700, "message": message})
+    assert tools_list(small, 60) == 7
+
+
+def test_a_huge_malformed_line_is_refused_by_its_size(small: RawStdio) -> None:
+    small.send(b"{" * 5_000_000 + b"\xff")
+    assert small.receive() == error(TOO_LARGE)
+    assert tools_list(small, 61) == 7
+
+
+def test_a_batch_is_refused(small: RawStdio) -> None:
+    small.send(b'[{"jsonrpc": "2.0", "id": 70, "method": "tools/list"}]')
+    assert small.receive() == error(
+        {"code": -32600, "message": "Invalid Request: batches are not supported"}
+    )
+    assert tools_list(small, 71) == 7
+
+
+def test_a_clients_own_responses_are_not_answered(small: RawStdio) -> None:
+    # An error the client reports (id null: it could not read something) and a result
+    # for no pending request are taken in silently, not echoed or refused.
+    small.send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "x"}})
+    small.send({"jsonrpc": "2.0", "id": 999, "result": {}})
+    assert tools_list(small, 75) == 7  # the first thing written is this reply
+
+
+def test_unknown_notifications_are_ignored(small: RawStdio) -> None:
+    small.send({"jsonrpc": "2.0", "method": "notifications/no-such-thing"})
+    small.send({"jsonrpc": "2.0", "method": "no/such/method", "params": {"x": 1}})
+    assert tools_list(small, 80) == 7  # the first thing written is this reply
+
+
+def test_a_message_split_across_writes_and_several_in_one_write(small: RawStdio) -> None:
+    first = json.dumps({"jsonrpc": "2.0", "id": 90, "method": "tools/list"}).encode()
+    second = json.dumps({"jsonrpc": "2.0", "id": 91, "method": "tools/list"}).encode()
+    for piece in (first[:7], first[7:] + b"\n" + second[:3], second[3:] + b"\n"):
+        small.stdin.write(piece)
+        small.stdin.flush()
+    replies = {small.receive()["id"], small.receive()["id"]}
+    assert replies == {90, 91}
+
+
+def test_a_last_line_without_a_newline_is_still_answered(tmp_path: Path) -> None:
+    # The client may close stdin right after its last line; the answer to a malformed
+    # one still goes out before the server exits.
+    with raw_stdio(workdir=tmp_path) as server:
+        server.initialize()
+        server.stdin.write(b'{"jsonrpc": "2.0", "id": 2.5, "method": "tools/list"}')
+        server.stdin.close()
+        assert server.receive() == error(BAD_ID)
+        assert server.proc.wait(timeout=30) == 0
+
+
+def test_a_client_that_stops_reading_ends_the_session(tmp_path: Path) -> None:
+    # Its stdout closed, the server cannot answer: it ends as at EOF, with status 0.
+    with raw_stdio(workdir=tmp_path) as server:
+        server.initialize()
+        assert server.proc.stdout is not None
+        server.proc.stdout.close()
+        server.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        assert server.proc.wait(timeout=30) == 0
+
+
+# --- E: text that cannot be encoded -------------------------------------------------------
+
+
+def test_grep_content_with_an_undecodable_file_name(tmp_path: Path) -> None:
+    # A file name that is not UTF-8 is shown with U+FFFD; the session goes on.
+    (tmp_path / os.fsdecode(b"bad\xff.txt")).write_text("foo\n")
+    with raw_stdio(workdir=tmp_path) as server:
+        server.initialize()
+        arguments = {"pattern": "foo", "output_mode": "content"}
+        assert server.call(2, "grep", arguments) == {
+            "content": [{"type": "text", "text": "bad\ufffd.txt:1:foo"}],
+            "isError": False,
+        }
+        assert tools_list(server, 3) == 7
+
+
+def test_a_reply_that_cannot_be_encoded_becomes_an_error_reply(small: RawStdio) -> None:
+    # The SDK echoes an unknown method's name in its error; a lone surrogate in it
+    # cannot be written as JSON. The request is still answered, and the session goes on.
+    small.send(b'{"jsonrpc": "2.0", "id": 110, "method": "no/such/\\ud800"}')
+    assert small.receive() == error(
+        {"code": -32603, "message": "Internal error: the reply could not be encoded as JSON"}, 110
+    )
+    assert tools_list(small, 111) == 7
+
+
+def test_a_reply_is_written_while_a_huge_line_is_still_arriving(small: RawStdio) -> None:
+    # Refusing a long line does not wait for its end: the client may be blocked writing it.
+    small.send({"jsonrpc": "2.0", "id": 100, "method": "tools/list"})
+    assert len(small.reply(100)["result"]["tools"]) == 7
+    done = threading.Event()
+
+    def write_forever() -> None:
+        try:
+            for _ in range(8):
+                small.stdin.write(b" " * MB)
+                small.stdin.flush()
+        finally:
+            done.set()
+
+    writer = threading.Thread(target=write_forever, daemon=True)
+    writer.start()
+    assert small.receive() == error(TOO_LARGE)
+    writer.join(timeout=60)
+    assert done.is_set()
+    small.send(b"")  # end the long line
+    assert tools_list(small, 101) == 7
