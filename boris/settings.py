@@ -10,6 +10,7 @@ pydantic-settings' own CLI source splits and JSON-decodes list values
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import secrets
@@ -24,7 +25,8 @@ from boris import __version__
 from boris.patterns import pattern_problem, split_outside_braces
 from boris.tools import valid_disable_names
 
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMG]?B)?\s*$", re.IGNORECASE)
+# Applied to the stripped value: one way to match any text, so linear in its length.
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([KMG]?B)?", re.IGNORECASE)
 _SIZE_UNITS = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3}
 
 
@@ -32,11 +34,14 @@ def parse_size(value: object) -> object:
     """``10MB`` → 10485760 (1024-based, case-insensitive, no suffix = bytes)."""
     if not isinstance(value, str):
         return value
-    match = _SIZE.match(value)
+    match = _SIZE.fullmatch(value.strip())
     if not match:
         raise ValueError(f"cannot parse size {value!r}; use a number with B, KB, MB or GB")
     number, unit = match.groups()
-    size = int(float(number) * _SIZE_UNITS[(unit or "B").upper()])
+    scaled = float(number) * _SIZE_UNITS[(unit or "B").upper()]
+    if not math.isfinite(scaled):
+        raise ValueError(f"size {value!r} is too large")
+    size = int(scaled)
     if size <= 0:
         raise ValueError(f"size {value!r} must be greater than zero")
     return size
