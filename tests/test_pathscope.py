@@ -121,16 +121,34 @@ def test_is_within_whole_components() -> None:
         ("", "pattern is empty"),
         ("[invalid", "unclosed '[' at position 0"),
         ("a{b,c", "unclosed '{'"),
-        ("a}b", "unmatched '}' at position 1"),
+        ("{a,{b,c}", "unclosed '{'"),
+        ("{a,{b,c}}", None),
+        ("a}b", None),
+        ("x,y", None),
+        ("\\{c}*", None),
+        ("[{]c}*", None),
+        ("a[/]b", None),
+        ("[[:digit:]]", None),
+        ("[[:digits:]]", None),
+        ("[[:nope:]]", "unknown character class '[:nope:]' at position 1; known: alnum, "
+         "alpha, ascii, blank, cntrl, digit, graph, lower, print, punct, space, upper, "
+         "word, xdigit"),
+        ("{" * 32 + "a,b" + "}" * 32, None),
+        ("{" * 33 + "a,b" + "}" * 33, "braces nested deeper than 32 levels"),
+        ("a" * 4096, None),
+        ("a" * 4097, "pattern is longer than 4096 characters"),
         ("abc\\", "pattern ends with an unfinished escape '\\'"),
+        ("[a\\", "unclosed '[' at position 0"),
     ],
-)
+)  # fmt: skip
 def test_pattern_problem(pattern: str, problem: str | None) -> None:
     assert pattern_problem(pattern) == problem
 
 
 def test_split_outside_braces() -> None:
     assert split_outside_braces("a,{b,c},d{e,{f,g}}, ,h") == ["a", "{b,c}", "d{e,{f,g}}", "h"]
+    # Escaped braces and commas, and commas in a class, do not count; a lone "}" is text.
+    assert split_outside_braces("\\{a,b\\,c,[,]d,e},f") == ["\\{a", "b\\,c", "[,]d", "e}", "f"]
 
 
 # --- properties ------------------------------------------------------------------------
