@@ -6,11 +6,15 @@ Bash is deliberately not scoped: isolation of shell commands comes from the cont
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Sequence
 
 from boris.errors import Code, ToolFailure
 from boris.globmatch import Matcher, compile_glob
+from boris.patterns import escape, literal_prefix, strip_trailing_slashes
+
+log = logging.getLogger("boris")
 
 
 def is_within(path: str, directory: str) -> bool:
@@ -55,8 +59,8 @@ def _ancestors_and_self(path: str) -> list[str]:
 class PathScope:
     """Resolves tool paths and decides whether they are in scope.
 
-    ``allow_dirs`` must already be absolute and symlink-resolved (settings does it).
-    A deny pattern that does not start with ``/`` or
+    ``allow_dirs`` must already be absolute and symlink-resolved, and ``deny_patterns``
+    normalised (settings does both). A deny pattern that does not start with ``/`` or
     a ``**`` component matches at any depth, as if written ``**/<pattern>``.
     """
 
@@ -80,6 +84,22 @@ class PathScope:
             else:
                 self._by_relative_path.append((pattern, compile_glob(anchored)))
         self._name_checks = [match for _, match in self._by_name]
+        self._warn_about_unreachable_patterns()
+
+    def _warn_about_unreachable_patterns(self) -> None:
+        if not self.allow_dirs:
+            return
+        for pattern in self.deny_patterns:
+            if not pattern.startswith("/"):
+                continue
+            fixed = literal_prefix(pattern) or "/"
+            if not any(is_within(fixed, d) or is_within(d, fixed) for d in self.allow_dirs):
+                allowed = ", ".join(self.allow_dirs)
+                log.warning(
+                    "deny pattern %s can never match: it lies outside every allowed directory (%s)",
+                    pattern,
+                    allowed,
+                )
 
     def resolve(self, path: str, cwd: str) -> str:
         """Absolute, symlink-resolved form of ``path`` (relative to ``cwd``), if in scope.
@@ -155,3 +175,26 @@ def _is_anchored(pattern: str) -> bool:
 def _is_component_glob(pattern: str) -> bool:
     """A glob of exactly one path component (no ``/``, not starting with ``**``)."""
     return bool(pattern) and "/" not in pattern and not pattern.startswith("**")
+
+
+def normalise_deny_pattern(pattern: str, workdir: str) -> str:
+    """``pattern`` as PathScope matches it: without trailing ``/`` (a directory's
+    pattern covers what is below it anyway), ``./x`` and ``../x`` made absolute from
+    ``workdir``, and the literal leading directories of an absolute pattern resolved
+    like the paths it is matched against (symlinks followed)."""
+    pattern = strip_trailing_slashes(pattern)
+    relative = pattern in (".", "..") or pattern.startswith(("./", "../"))
+    if not (relative or pattern.startswith("/")):
+        return pattern
+    fixed = literal_prefix(pattern)
+    rest = pattern[len(fixed) :].lstrip("/")
+    directory = os.path.join(workdir, fixed) if relative else fixed or "/"
+    resolved = escape(_fully_resolved(directory))
+    if not rest:
+        return resolved
+    return f"{resolved.rstrip('/')}/{rest}"
+
+
+def resolve_allow_dir(path: str, workdir: str) -> str:
+    """``path`` (relative ones to ``workdir``) made absolute and symlink-resolved."""
+    return _fully_resolved(os.path.join(workdir, path))

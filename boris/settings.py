@@ -18,10 +18,18 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, NoReturn
 
-from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BeforeValidator,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from boris import __version__
+from boris.pathscope import normalise_deny_pattern, resolve_allow_dir
 from boris.patterns import pattern_problem, split_outside_braces
 from boris.tools import valid_disable_names
 
@@ -133,21 +141,28 @@ class Settings(BaseSettings):
     @field_validator("workdir", mode="after")
     @classmethod
     def _existing_workdir(cls, value: str) -> str:
-        return _existing_directory(value)
+        return _existing_directory(value, os.path.realpath(value))
 
     @field_validator("allow_dirs", mode="after")
     @classmethod
-    def _existing_allow_dirs(cls, value: list[str]) -> list[str]:
-        return [_existing_directory(d) for d in value]
+    def _existing_allow_dirs(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        # Relative to the workdir (when that is valid; else its own error is reported).
+        workdir = info.data.get("workdir", os.getcwd())
+        return [_existing_directory(d, resolve_allow_dir(d, workdir)) for d in value]
 
     @field_validator("deny_dirs", mode="after")
     @classmethod
-    def _valid_patterns(cls, value: list[str]) -> list[str]:
+    def _valid_patterns(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        workdir = info.data.get("workdir", os.getcwd())
+        normalised = []
         for pattern in value:
             problem = pattern_problem(pattern)
+            if problem is None:
+                normalised.append(normalise_deny_pattern(pattern, workdir))
+                problem = pattern_problem(normalised[-1])
             if problem:
                 raise ValueError(f"invalid deny pattern {pattern!r}: {problem}")
-        return value
+        return normalised
 
     @field_validator("token", mode="after")
     @classmethod
@@ -177,8 +192,8 @@ class Settings(BaseSettings):
         return self.timeout * 1000
 
 
-def _existing_directory(path: str) -> str:
-    resolved = os.path.realpath(path)
+def _existing_directory(path: str, resolved: str) -> str:
+    """``resolved`` (the resolved form of ``path``) if it is a directory."""
     if not os.path.isdir(resolved):
         what = "is not a directory" if os.path.exists(resolved) else "does not exist"
         raise ValueError(f"directory {path} {what}")
