@@ -114,6 +114,15 @@ async def test_trailing_globstar_needs_something_below(client: Client[Any], work
     assert await glob(client, pattern="src/**", path="below") == "src/a\nsrc/a/b.py\nsrc/c.py"
 
 
+async def test_trailing_slash_matches_directories_only(client: Client[Any], workdir: Path) -> None:
+    """A pattern ending in ``/`` matches directories only, as in .gitignore."""
+    write_tree(workdir / "slash", {"src/lib/a.py": "", "lib": "", "docs/": ""})
+    assert await glob(client, pattern="*/", path="slash") == "docs\nsrc\nsrc/lib"
+    assert await glob(client, pattern="lib/", path="slash") == "src/lib"
+    assert await glob(client, pattern="src/*/", path="slash") == "src/lib"
+    assert await glob(client, pattern="lib/", path="slash", type="file") == "No files found"
+
+
 async def test_hidden_files_included_and_directories_listed(
     client: Client[Any], workdir: Path
 ) -> None:
