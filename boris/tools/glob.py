@@ -10,14 +10,12 @@ from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from boris.errors import Code, ToolFailure
+from boris.output import LIMIT
 from boris.pathscope import PathScope
 from boris.patterns import pattern_problem, strip_trailing_slashes
 from boris.session import Session, current_session
 from boris.settings import Settings
 from boris.tools import ToolDef
-
-#: Longer output is cut at a line boundary, with a note saying so.
-OUTPUT_LIMIT = 30000
 
 NOTHING_FOUND = "No files found"
 
@@ -132,16 +130,17 @@ def matching_paths(root: str, pattern: str, kind: str | None, scope: PathScope) 
 
 
 def render(paths: list[str]) -> str:
+    """The paths, one a line; past ``LIMIT`` characters cut at a line, with a note."""
     if not paths:
         return NOTHING_FOUND
     text = "\n".join(paths)
-    if len(text) <= OUTPUT_LIMIT:
+    if len(text) <= LIMIT:
         return text
     shown: list[str] = []
     size = 0
     for item in paths:
         size += len(item) + 1
-        if size > OUTPUT_LIMIT:
+        if size > LIMIT:
             break
         shown.append(item)
     return (
