@@ -6,14 +6,15 @@ Bash is deliberately not scoped: isolation of shell commands comes from the cont
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Sequence
 
-from wcmatch import glob
-
 from boris.errors import Code, ToolFailure
-from boris.globmatch import compile_glob
-from boris.patterns import GLOB_FLAGS
+from boris.globmatch import Matcher, compile_glob
+from boris.patterns import escape, literal_prefix, strip_trailing_slashes
+
+log = logging.getLogger("boris")
 
 #: The system's limit on a path's length in bytes, its final NUL included.
 PATH_MAX = os.pathconf("/", "PC_PATH_MAX") if hasattr(os, "pathconf") else 4096
@@ -70,24 +71,47 @@ def _ancestors_and_self(path: str) -> list[str]:
 class PathScope:
     """Resolves tool paths and decides whether they are in scope.
 
-    ``allow_dirs`` must already be absolute and symlink-resolved (settings does it).
-    A deny pattern that does not start with ``/`` or ``**`` matches at any depth,
-    as if written ``**/<pattern>``.
+    ``allow_dirs`` must already be absolute and symlink-resolved, and ``deny_patterns``
+    normalised (settings does both). A deny pattern that does not start with ``/`` or
+    a ``**`` component matches at any depth, as if written ``**/<pattern>``.
     """
 
     def __init__(self, allow_dirs: Sequence[str], deny_patterns: Sequence[str]) -> None:
         self.allow_dirs = tuple(allow_dirs)
         self.deny_patterns = tuple(deny_patterns)
-        anchored = [p if p.startswith(("/", "**")) else f"**/{p}" for p in self.deny_patterns]
-        self._deny = glob.compile(anchored, flags=GLOB_FLAGS) if anchored else None
-        self._each = [glob.compile(p, flags=GLOB_FLAGS) for p in anchored]
-        # Walks ask about every entry. Most patterns are "**/<name glob>", which match a
-        # path exactly when its last component matches the name glob: test those on
-        # the name with plain regular expressions, the rest with wcmatch.
-        by_name = [p[3:] for p in anchored if _is_name_pattern(p)]
-        by_path = [p for p in anchored if not _is_name_pattern(p)]
-        self._name_checks = [compile_glob(p) for p in by_name]
-        self._path_deny = glob.compile(by_path, flags=GLOB_FLAGS) if by_path else None
+        # Walks ask about every entry. Most patterns are "**/<name glob>", which match
+        # a path exactly when its last component matches the name glob: those are
+        # tested on the name. Absolute patterns see the whole path; the others
+        # ("**/..." and "**") the path without its leading "/".
+        self._by_name: list[tuple[str, Matcher]] = []
+        self._by_path: list[tuple[str, Matcher]] = []
+        self._by_relative_path: list[tuple[str, Matcher]] = []
+        for pattern in self.deny_patterns:
+            anchored = pattern if _is_anchored(pattern) else f"**/{pattern}"
+            name = anchored[3:]
+            if anchored.startswith("**/") and _is_component_glob(name):
+                self._by_name.append((pattern, compile_glob(name)))
+            elif anchored.startswith("/"):
+                self._by_path.append((pattern, compile_glob(anchored)))
+            else:
+                self._by_relative_path.append((pattern, compile_glob(anchored)))
+        self._name_checks = [match for _, match in self._by_name]
+        self._warn_about_unreachable_patterns()
+
+    def _warn_about_unreachable_patterns(self) -> None:
+        if not self.allow_dirs:
+            return
+        for pattern in self.deny_patterns:
+            if not pattern.startswith("/"):
+                continue
+            fixed = literal_prefix(pattern) or "/"
+            if not any(is_within(fixed, d) or is_within(d, fixed) for d in self.allow_dirs):
+                allowed = ", ".join(self.allow_dirs)
+                log.warning(
+                    "deny pattern %s can never match: it lies outside every allowed directory (%s)",
+                    pattern,
+                    allowed,
+                )
 
     def resolve(self, path: str, cwd: str) -> str:
         """Absolute, symlink-resolved form of ``path`` (relative to ``cwd``), if in scope.
@@ -120,12 +144,8 @@ class PathScope:
                 f"{resolved} is outside the allowed directories ({', '.join(self.allow_dirs)})",
             )
         for candidate in _ancestors_and_self(resolved):
-            if self.denies(candidate):
-                pattern = next(
-                    p
-                    for p, m in zip(self.deny_patterns, self._each, strict=True)
-                    if m.match(candidate)
-                )
+            pattern = self._denying_pattern(candidate)
+            if pattern is not None:
                 raise ToolFailure(
                     Code.ACCESS_DENIED, f"{resolved} is denied by the pattern {pattern}"
                 )
@@ -143,19 +163,59 @@ class PathScope:
 
         Directory walks call this per entry: the ancestors were checked on the way down.
         """
-        if self._deny is None:
-            return False
         name = path.rpartition("/")[2]
-        if not name:  # "/" or a trailing slash: leave it to wcmatch
-            return bool(self._deny.match(path))
-        if any(check(name) for check in self._name_checks):
-            return True
-        return self._path_deny is not None and bool(self._path_deny.match(path))
-
-
-def _is_name_pattern(pattern: str) -> bool:
-    """``**/`` followed by a glob of one path component."""
-    if not pattern.startswith("**/"):
+        for check in self._name_checks:
+            if check(name):
+                return True
+        if self._by_path or self._by_relative_path:
+            return self._denying_path_pattern(path) is not None
         return False
-    rest = pattern[3:]
-    return bool(rest) and "/" not in rest and not rest.startswith("**")
+
+    def _denying_pattern(self, path: str) -> str | None:
+        name = path.rpartition("/")[2]
+        for pattern, check in self._by_name:
+            if check(name):
+                return pattern
+        return self._denying_path_pattern(path)
+
+    def _denying_path_pattern(self, path: str) -> str | None:
+        for pattern, check in self._by_path:
+            if check(path):
+                return pattern
+        relative = path[1:]
+        for pattern, check in self._by_relative_path:
+            if check(relative):
+                return pattern
+        return None
+
+
+def _is_anchored(pattern: str) -> bool:
+    return pattern.startswith(("/", "**/")) or pattern == "**"
+
+
+def _is_component_glob(pattern: str) -> bool:
+    """A glob of exactly one path component (no ``/``, not starting with ``**``)."""
+    return bool(pattern) and "/" not in pattern and not pattern.startswith("**")
+
+
+def normalise_deny_pattern(pattern: str, workdir: str) -> str:
+    """``pattern`` as PathScope matches it: without trailing ``/`` (a directory's
+    pattern covers what is below it anyway), ``./x`` and ``../x`` made absolute from
+    ``workdir``, and the literal leading directories of an absolute pattern resolved
+    like the paths it is matched against (symlinks followed)."""
+    pattern = strip_trailing_slashes(pattern)
+    relative = pattern in (".", "..") or pattern.startswith(("./", "../"))
+    if not (relative or pattern.startswith("/")):
+        return pattern
+    fixed = literal_prefix(pattern)
+    rest = pattern[len(fixed) :].lstrip("/")
+    directory = os.path.join(workdir, fixed) if relative else fixed or "/"
+    resolved = escape(_fully_resolved(directory))
+    if not rest:
+        return resolved
+    return f"{resolved.rstrip('/')}/{rest}"
+
+
+def resolve_allow_dir(path: str, workdir: str) -> str:
+    """``path`` (relative ones to ``workdir``) made absolute and symlink-resolved."""
+    return _fully_resolved(os.path.join(workdir, path))

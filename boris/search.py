@@ -177,7 +177,8 @@ def compile_include(pattern: str) -> tuple[Callable[[str], object], bool]:
     relative path: a pattern without ``/`` (or ``**/`` then no ``/``) can only match
     the name, since ``*`` never crosses a ``/``.
 
-    Raises ``GlobError`` for a pattern wcmatch cannot compile.
+    Matching takes linear time whatever the pattern (boris.globmatch). Raises
+    ``ValueError`` (``PatternError``, ``GlobError``) for a pattern it cannot match.
     """
     from boris.globmatch import compile_glob
 

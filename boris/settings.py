@@ -10,6 +10,7 @@ pydantic-settings' own CLI source splits and JSON-decodes list values
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import secrets
@@ -17,14 +18,23 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, NoReturn
 
-from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BeforeValidator,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from boris import __version__
+from boris.pathscope import normalise_deny_pattern, resolve_allow_dir
 from boris.patterns import pattern_problem, split_outside_braces
 from boris.tools import valid_disable_names
 
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMG]?B)?\s*$", re.IGNORECASE)
+# Applied to the stripped value: one way to match any text, so linear in its length.
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([KMG]?B)?", re.IGNORECASE)
 _SIZE_UNITS = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3}
 
 
@@ -32,11 +42,14 @@ def parse_size(value: object) -> object:
     """``10MB`` → 10485760 (1024-based, case-insensitive, no suffix = bytes)."""
     if not isinstance(value, str):
         return value
-    match = _SIZE.match(value)
+    match = _SIZE.fullmatch(value.strip())
     if not match:
         raise ValueError(f"cannot parse size {value!r}; use a number with B, KB, MB or GB")
     number, unit = match.groups()
-    size = int(float(number) * _SIZE_UNITS[(unit or "B").upper()])
+    scaled = float(number) * _SIZE_UNITS[(unit or "B").upper()]
+    if not math.isfinite(scaled):
+        raise ValueError(f"size {value!r} is too large")
+    size = int(scaled)
     if size <= 0:
         raise ValueError(f"size {value!r} must be greater than zero")
     return size
@@ -128,21 +141,28 @@ class Settings(BaseSettings):
     @field_validator("workdir", mode="after")
     @classmethod
     def _existing_workdir(cls, value: str) -> str:
-        return _existing_directory(value)
+        return _existing_directory(value, os.path.realpath(value))
 
     @field_validator("allow_dirs", mode="after")
     @classmethod
-    def _existing_allow_dirs(cls, value: list[str]) -> list[str]:
-        return [_existing_directory(d) for d in value]
+    def _existing_allow_dirs(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        # Relative to the workdir (when that is valid; else its own error is reported).
+        workdir = info.data.get("workdir", os.getcwd())
+        return [_existing_directory(d, resolve_allow_dir(d, workdir)) for d in value]
 
     @field_validator("deny_dirs", mode="after")
     @classmethod
-    def _valid_patterns(cls, value: list[str]) -> list[str]:
+    def _valid_patterns(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        workdir = info.data.get("workdir", os.getcwd())
+        normalised = []
         for pattern in value:
             problem = pattern_problem(pattern)
+            if problem is None:
+                normalised.append(normalise_deny_pattern(pattern, workdir))
+                problem = pattern_problem(normalised[-1])
             if problem:
                 raise ValueError(f"invalid deny pattern {pattern!r}: {problem}")
-        return value
+        return normalised
 
     @field_validator("token", mode="after")
     @classmethod
@@ -172,8 +192,8 @@ class Settings(BaseSettings):
         return self.timeout * 1000
 
 
-def _existing_directory(path: str) -> str:
-    resolved = os.path.realpath(path)
+def _existing_directory(path: str, resolved: str) -> str:
+    """``resolved`` (the resolved form of ``path``) if it is a directory."""
     if not os.path.isdir(resolved):
         what = "is not a directory" if os.path.exists(resolved) else "does not exist"
         raise ValueError(f"directory {path} {what}")

@@ -83,6 +83,46 @@ async def test_question_mark_braces_and_classes(client: Client[Any], workdir: Pa
     assert await glob(client, pattern="[!a]?.txt", path="syntax") == "b2.txt\nc3.txt"
 
 
+async def test_escapes_and_literal_braces_and_commas(client: Client[Any], workdir: Path) -> None:
+    """``\\`` escapes the next character; a ``}`` or ``,`` outside braces is an ordinary
+    character; braces without a comma are ordinary characters too (README, "Glob
+    patterns")."""
+    write_tree(
+        workdir / "literal",
+        {"{c}.txt": "", "c.txt": "", "a}b.txt": "", "x,y.txt": "", "a*": "", "ab": ""},
+    )
+    assert await glob(client, pattern="\\{c}*", path="literal") == "{c}.txt"
+    assert await glob(client, pattern="[{]c}*", path="literal") == "{c}.txt"
+    assert await glob(client, pattern="{c}*", path="literal") == "{c}.txt"
+    assert await glob(client, pattern="a}b*", path="literal") == "a}b.txt"
+    assert await glob(client, pattern="x,y*", path="literal") == "x,y.txt"
+    assert await glob(client, pattern="a\\*", path="literal") == "a*"
+    assert await glob(client, pattern="\\x\\,y.txt", path="literal") == "x,y.txt"
+
+
+async def test_nested_braces(client: Client[Any], workdir: Path) -> None:
+    write_tree(workdir / "nested", {"a.txt": "", "b.txt": "", "c.txt": "", "d.txt": ""})
+    assert await glob(client, pattern="{a,{b,c}}.txt", path="nested") == "a.txt\nb.txt\nc.txt"
+    assert await glob(client, pattern="{{a,b},{c,x}}.t{x,y}t", path="nested") == (
+        "a.txt\nb.txt\nc.txt"
+    )
+
+
+async def test_trailing_globstar_needs_something_below(client: Client[Any], workdir: Path) -> None:
+    """``dir/**`` matches every path below ``dir``, not ``dir`` itself."""
+    write_tree(workdir / "below", {"src/a/b.py": "", "src/c.py": "", "srcx/d.py": ""})
+    assert await glob(client, pattern="src/**", path="below") == "src/a\nsrc/a/b.py\nsrc/c.py"
+
+
+async def test_trailing_slash_matches_directories_only(client: Client[Any], workdir: Path) -> None:
+    """A pattern ending in ``/`` matches directories only, as in .gitignore."""
+    write_tree(workdir / "slash", {"src/lib/a.py": "", "lib": "", "docs/": ""})
+    assert await glob(client, pattern="*/", path="slash") == "docs\nsrc\nsrc/lib"
+    assert await glob(client, pattern="lib/", path="slash") == "src/lib"
+    assert await glob(client, pattern="src/*/", path="slash") == "src/lib"
+    assert await glob(client, pattern="lib/", path="slash", type="file") == "No files found"
+
+
 async def test_hidden_files_included_and_directories_listed(
     client: Client[Any], workdir: Path
 ) -> None:

@@ -334,6 +334,23 @@ async def test_include_matches_relative_path_then_basename(
     assert bad == "[INVALID_INPUT] include: unclosed '[' at position 0 in \"[oops\""
 
 
+async def test_include_escapes_and_literal_braces(client: Client[Any], workdir: Path) -> None:
+    """In an include glob ``\\`` escapes the next character, and a ``}`` or ``,`` outside
+    braces is an ordinary character (README, "Glob patterns")."""
+    write_tree(
+        workdir / "literal_include",
+        {"{c}.txt": "hit\n", "c.txt": "hit\n", "a}b.txt": "hit\n", "x,y.txt": "hit\n"},
+    )
+    assert await grep(client, pattern="hit", path="literal_include", include="\\{c}*") == (
+        "{c}.txt"
+    )
+    assert await grep(client, pattern="hit", path="literal_include", include="a}b*") == "a}b.txt"
+    assert await grep(client, pattern="hit", path="literal_include", include="x,y*") == "x,y.txt"
+    assert await grep(client, pattern="hit", path="literal_include", include="{a},*") == ""
+    unclosed = await grep_error(client, pattern="hit", path="literal_include", include="{c,d")
+    assert unclosed == "[INVALID_INPUT] include: unclosed '{' in \"{c,d\""
+
+
 async def test_type_filter_aliases_and_errors(client: Client[Any], workdir: Path) -> None:
     write_tree(
         workdir / "types",

@@ -1,18 +1,25 @@
-"""Path scoping (SPEC §4): resolution, allow dirs by whole components, denied ancestors."""
+"""Path scoping (SPEC §4): resolution, allow dirs by whole components, denied ancestors,
+and how --deny-dir and --allow-dir values are normalised at start-up."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
+from fastmcp import Client
 from hypothesis import given
 from hypothesis import strategies as st
 
 from boris.errors import Code, ToolFailure
 from boris.pathscope import PathScope, is_within
 from boris.patterns import pattern_problem, split_outside_braces
+from tests.support import BORIS, INITIALIZE, error_text, ok_text, server_env, stdio_client
+from tests.trees import write_tree
 
 
 def denied(scope: PathScope, path: str, cwd: str) -> Code | None:
@@ -121,16 +128,34 @@ def test_is_within_whole_components() -> None:
         ("", "pattern is empty"),
         ("[invalid", "unclosed '[' at position 0"),
         ("a{b,c", "unclosed '{'"),
-        ("a}b", "unmatched '}' at position 1"),
+        ("{a,{b,c}", "unclosed '{'"),
+        ("{a,{b,c}}", None),
+        ("a}b", None),
+        ("x,y", None),
+        ("\\{c}*", None),
+        ("[{]c}*", None),
+        ("a[/]b", None),
+        ("[[:digit:]]", None),
+        ("[[:digits:]]", None),
+        ("[[:nope:]]", "unknown character class '[:nope:]' at position 1; known: alnum, "
+         "alpha, ascii, blank, cntrl, digit, graph, lower, print, punct, space, upper, "
+         "word, xdigit"),
+        ("{" * 32 + "a,b" + "}" * 32, None),
+        ("{" * 33 + "a,b" + "}" * 33, "braces nested deeper than 32 levels"),
+        ("a" * 4096, None),
+        ("a" * 4097, "pattern is longer than 4096 characters"),
         ("abc\\", "pattern ends with an unfinished escape '\\'"),
+        ("[a\\", "unclosed '[' at position 0"),
     ],
-)
+)  # fmt: skip
 def test_pattern_problem(pattern: str, problem: str | None) -> None:
     assert pattern_problem(pattern) == problem
 
 
 def test_split_outside_braces() -> None:
     assert split_outside_braces("a,{b,c},d{e,{f,g}}, ,h") == ["a", "{b,c}", "d{e,{f,g}}", "h"]
+    # Escaped braces and commas, and commas in a class, do not count; a lone "}" is text.
+    assert split_outside_braces("\\{a,b\\,c,[,]d,e},f") == ["\\{a", "b\\,c", "[,]d", "e}", "f"]
 
 
 # --- properties ------------------------------------------------------------------------
@@ -179,3 +204,113 @@ def test_property_nothing_resolves_outside_or_into_denied(
         for candidate in [chain, *chain.parents]:
             assert candidate.name != ".git"
             assert not candidate.name.endswith(".pem")
+
+
+# --- deny and allow values as a real server reads them ---------------------------------
+
+
+async def call_ok(client: Client[Any], tool: str, **arguments: Any) -> str:
+    return ok_text(await client.call_tool(tool, arguments, raise_on_error=False))
+
+
+async def call_error(client: Client[Any], tool: str, **arguments: Any) -> str:
+    return error_text(await client.call_tool(tool, arguments, raise_on_error=False))
+
+
+PRIVATE_TREE = {
+    ".env/key.txt": "hit\n",
+    "secrets/key.txt": "hit\n",
+    "private/key.txt": "hit\n",
+    "{c}.txt": "hit\n",
+    "open/ok.txt": "hit\n",
+}
+
+
+@pytest.mark.anyio
+async def test_deny_patterns_are_normalised_at_start_up(tmp_path: Path) -> None:
+    """A deny pattern's trailing ``/`` means that directory and everything below it;
+    ``./x`` is relative to the workdir; the literal leading directories of an absolute
+    pattern are resolved like the paths it is matched against (symlinks followed).
+    The instructions list the patterns as normalised (README, "Deny and allow")."""
+    real = write_tree(tmp_path.resolve() / "real", PRIVATE_TREE)
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    flags = ["--deny-dir", "**/.env/", "--deny-dir", "./secrets", "--deny-dir"]
+    flags += [f"{link}/private", "--deny-dir", "\\{c}*"]
+    async with stdio_client(*flags, workdir=link, cwd="/", mode="legacy") as client:
+        assert client.initialize_result is not None
+        assert client.initialize_result.instructions == (
+            f"Working directory: {real}\n"
+            f"Denied patterns: **/.env, {real}/secrets, {real}/private, \\{{c}}*"
+        )
+        for rel, pattern in [
+            (".env/new.txt", "**/.env"),
+            ("secrets/new.txt", f"{real}/secrets"),
+            ("private/new.txt", f"{real}/private"),
+            ("{c}.md", "\\{c}*"),
+        ]:
+            refused = await call_error(client, "create_file", path=rel, content="x")
+            assert refused == f"[ACCESS_DENIED] {real}/{rel} is denied by the pattern {pattern}"
+            assert not (real / rel).exists()
+        assert await call_ok(client, "grep", pattern="hit") == "open/ok.txt"
+        assert await call_ok(client, "glob", pattern="**/*.txt") == "open/ok.txt"
+
+
+@pytest.mark.anyio
+async def test_allow_dirs_are_normalised_at_start_up(tmp_path: Path) -> None:
+    """``--allow-dir ./x/`` is the directory x of the workdir, whatever the process's
+    current directory; trailing slashes are dropped."""
+    root = write_tree(tmp_path.resolve(), {"sub/in.txt": "hit\n", "out.txt": "hit\n"})
+    async with stdio_client(
+        "--allow-dir", "./sub/", workdir=root, cwd="/", mode="legacy"
+    ) as client:
+        assert client.initialize_result is not None
+        assert client.initialize_result.instructions == (
+            f"Working directory: {root}\nAllowed directories: {root}/sub"
+        )
+        assert await call_ok(client, "grep", pattern="hit", path="sub") == "in.txt"
+        refused = await call_error(client, "view", path="out.txt")
+        assert refused == (
+            f"[ACCESS_DENIED] {root}/out.txt is outside the allowed directories ({root}/sub)"
+        )
+
+
+@pytest.mark.anyio
+async def test_env_deny_list_keeps_nested_braces_whole(tmp_path: Path) -> None:
+    """BORIS_DENY_DIRS splits on commas outside braces, nested braces included."""
+    root = write_tree(tmp_path.resolve(), {"a.txt": "hit\n", "c.txt": "hit\n", "e.txt": "hit\n"})
+    env = {"BORIS_DENY_DIRS": "**/{a,{b,c}}.txt,**/d.txt"}
+    async with stdio_client(workdir=root, env=env, mode="legacy") as client:
+        assert client.initialize_result is not None
+        assert client.initialize_result.instructions == (
+            f"Working directory: {root}\nDenied patterns: **/{{a,{{b,c}}}}.txt, **/d.txt"
+        )
+        assert await call_ok(client, "grep", pattern="hit") == "e.txt"
+
+
+def test_unreachable_absolute_deny_path_is_a_start_up_warning(tmp_path: Path) -> None:
+    """An absolute deny path outside every allowed directory can never match: the server
+    says so on stderr and starts all the same."""
+    allowed = write_tree(tmp_path.resolve() / "allowed", {"a.txt": ""})
+    elsewhere = tmp_path.resolve() / "elsewhere"
+    argv = [*BORIS, "--transport", "stdio", "--workdir", str(allowed), "--log-format", "json"]
+    argv += ["--allow-dir", str(allowed), "--deny-dir", f"{elsewhere}/**"]
+    argv += ["--deny-dir", f"{allowed}/a.txt", "--deny-dir", "/*/x"]
+    proc = subprocess.run(
+        argv,
+        input=json.dumps(INITIALIZE).encode() + b"\n",
+        capture_output=True,
+        env=server_env(),
+        timeout=60,
+    )
+    assert proc.returncode == 0
+    warnings = [
+        entry["msg"]
+        for entry in map(json.loads, proc.stderr.decode().splitlines())
+        if entry["level"] == "warning"
+    ]
+    assert warnings == [
+        f"deny pattern {elsewhere}/** can never match: it lies outside every allowed "
+        f"directory ({allowed})"
+    ]
+    assert json.loads(proc.stdout.decode().splitlines()[0])["id"] == 1

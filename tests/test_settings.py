@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -106,6 +107,11 @@ def run_boris(*args: str, env: dict[str, str] | None = None) -> subprocess.Compl
             [],
             {"BORIS_DENY_DIRS": "**/*.{pem,key"},
             "--deny-dir (BORIS_DENY_DIRS): invalid deny pattern '**/*.{pem,key': unclosed '{'",
+        ),
+        (
+            ["--max-file-size", "9" * 400],
+            None,
+            f"--max-file-size (BORIS_MAX_FILE_SIZE): size '{'9' * 400}' is too large",
         ),
         (
             ["--timeout", "soon"],
@@ -256,6 +262,19 @@ def test_workdir_is_absolute_and_symlink_resolved(
 )
 def test_max_file_size_units(clean_env: pytest.MonkeyPatch, text: str, size: int) -> None:
     assert load_settings(["--max-file-size", text]).max_file_size == size
+
+
+def test_size_parsing_is_linear() -> None:
+    """A size with a long run of blanks is refused at once (a bound catching a hang)."""
+    value = "1" + " " * 100_000 + "x"
+    start = time.monotonic()
+    result = run_boris("--max-file-size", value)
+    assert time.monotonic() - start < 10
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"boris: error: --max-file-size (BORIS_MAX_FILE_SIZE): cannot parse size {value!r}; "
+        "use a number with B, KB, MB or GB\n"
+    )
 
 
 @pytest.mark.parametrize(("value", "expected"), [("auto", True), ("true", True), ("false", False)])

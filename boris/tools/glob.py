@@ -10,14 +10,12 @@ from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from boris.errors import Code, ToolFailure
+from boris.output import LIMIT
 from boris.pathscope import PathScope
-from boris.patterns import pattern_problem
+from boris.patterns import pattern_problem, strip_trailing_slashes
 from boris.session import Session, current_session
 from boris.settings import Settings
 from boris.tools import ToolDef
-
-#: Longer output is cut at a line boundary, with a note saying so.
-OUTPUT_LIMIT = 30000
 
 NOTHING_FOUND = "No files found"
 
@@ -27,9 +25,10 @@ DESCRIPTION = """\
 Find files and directories whose path matches a glob pattern.
 
 Syntax: * (any characters but /), ** (any number of directories), ?, {a,b}, [abc], \
-[a-z], [!abc]. The pattern is matched against each path relative to the search \
-directory and against each name, so "*.py" finds Python files at any depth and \
-"src/**/test_*.py" only those under src. Results are relative paths, newest first, \
+[a-z], [!abc]; \\ makes the next character ordinary. The pattern is matched against \
+each path relative to the search directory and against each name, so "*.py" finds \
+Python files at any depth and "src/**/test_*.py" only those under src; a pattern \
+ending in / finds directories only. Results are relative paths, newest first, \
 one per line; .git, node_modules and gitignored entries are skipped, other hidden \
 files are included, symlinked directories are listed but not entered. type limits \
 results to files or directories. Nothing found gives "No files found"."""
@@ -96,14 +95,19 @@ def find(session: Session, pattern: str, path: str | None, kind: str | None) -> 
 
 
 def matching_paths(root: str, pattern: str, kind: str | None, scope: PathScope) -> list[str]:
-    """Relative paths below ``root`` matching ``pattern``, newest first (ties in walk order)."""
+    """Relative paths below ``root`` matching ``pattern``, newest first (ties in walk order).
+
+    A pattern ending in ``/`` matches directories only, as in .gitignore."""
     from boris.search import compile_include
     from boris.walk import printable, walk
 
+    directories_only = pattern.endswith("/")
+    if directories_only:
+        pattern = strip_trailing_slashes(pattern)
     match, has_slash = compile_include(pattern)
     absolute = pattern.startswith("/")
     want_dirs = kind != "file"
-    want_files = kind != "directory"
+    want_files = kind != "directory" and not directories_only
     hits: list[tuple[int, int, str]] = []
     # Without a "/" only the name can match: let the walk filter by name.
     by_name = not (absolute or has_slash)
@@ -126,16 +130,17 @@ def matching_paths(root: str, pattern: str, kind: str | None, scope: PathScope) 
 
 
 def render(paths: list[str]) -> str:
+    """The paths, one a line; past ``LIMIT`` characters cut at a line, with a note."""
     if not paths:
         return NOTHING_FOUND
     text = "\n".join(paths)
-    if len(text) <= OUTPUT_LIMIT:
+    if len(text) <= LIMIT:
         return text
     shown: list[str] = []
     size = 0
     for item in paths:
         size += len(item) + 1
-        if size > OUTPUT_LIMIT:
+        if size > LIMIT:
             break
         shown.append(item)
     return (
