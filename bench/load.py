@@ -163,6 +163,7 @@ class Worker:
                     text, is_error, arrived = await session.call(step.tool, step.arguments)
                 except Exception as exc:
                     tally.errors.append(f"session {self.name} call {index}: {exc!r}")
+                    await session.close()  # the next call starts on a fresh connection
                     continue
                 tally.calls += 1
                 tally.last_answer = max(tally.last_answer, arrived)

@@ -230,4 +230,5 @@ class McpSession:
         return head.status
 
     async def close(self) -> None:
+        """Close the connection (the session goes on: the next request opens another)."""
         await self.connection.close()
