@@ -5,13 +5,16 @@ Shared by the benchmarks in this directory.
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import TracebackType
 from typing import IO, Any
+
+from procs import clean_env, stop_process
 
 INITIALIZE_PARAMS = {
     "protocolVersion": "2025-11-25",
@@ -24,16 +27,10 @@ def boris_command(workdir: str | Path) -> list[str]:
     return [sys.executable, "-m", "boris", "--transport", "stdio", "--workdir", str(workdir)]
 
 
-def clean_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """This environment without BORIS_* settings, plus ``extra``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BORIS_")}
-    env.update(extra or {})
-    return env
-
-
 class RawServer:
     """Spawns ``command`` (see :func:`boris_command`) with pipes; ``initialize()``
-    performs the handshake."""
+    performs the handshake. Use it in a ``with`` block (or call ``stop()``) so the
+    server is ended whatever happens."""
 
     def __init__(self, command: Sequence[str], env: dict[str, str] | None = None) -> None:
         self.proc = subprocess.Popen(
@@ -94,9 +91,23 @@ class RawServer:
         return text
 
     def stop(self) -> None:
-        self.stdin.close()
+        """Close the pipe (a STDIO server exits on it); SIGTERM, then SIGKILL, by pid if it
+        does not."""
+        with contextlib.suppress(OSError):  # the server may be gone already
+            self.stdin.close()
         try:
-            self.proc.wait(timeout=30)
+            self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+            stop_process(self.proc)
+        self.stdout.close()
+
+    def __enter__(self) -> RawServer:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.stop()

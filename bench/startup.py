@@ -1,77 +1,152 @@
-"""Time from spawning Boris (STDIO) to its initialize reply and its first tools/list reply.
+"""Start-up time of Boris over STDIO: spawn → initialize reply, and spawn → first tools/list
+reply, plus the server's idle memory right after that first tools/list.
 
-Speaks raw JSON-RPC over the pipes so no client library start-up is counted.
-Usage: python bench/startup.py [--runs N] [-- command ...]
-Default command: this interpreter running ``-m boris --transport stdio``.
+Speaks raw JSON-RPC over the pipes (``rawrpc.py``), so no client library start-up is
+counted. Each row is the median of --runs starts (default 10), each a new process; an
+unmeasured start before a row's runs warms the page cache (not for first starts of a
+pyz, whose unpacking is the point). VmRSS is read from /proc/PID/status after the first
+tools/list reply, before the server is stopped.
+
+The server's environment has PYTHONDONTWRITEBYTECODE=1 unless --allow-bytecode-writes
+is given: nothing the runs do is written as bytecode, so the figure does not depend on
+earlier runs (a source checkout whose __pycache__ directories are missing compiles its
+modules at each start under it).
+
+Rows: the venv (this interpreter, ``-m boris``) or the command given after ``--`` (one
+that serves STDIO, e.g. ``-- python3 boris.pyz --transport stdio``; --workdir is added);
+with --pyz, that zipapp started first (a fresh, empty SHIV_ROOT each run: it unpacks
+itself) and warm (unpacked once before), each with and without PYTHONDONTWRITEBYTECODE=1.
+Each row names the project's start-up target for it.
+
+Usage: python bench/startup.py [--runs N] [--allow-bytecode-writes] [--pyz dist/boris.pyz]
+                               [-- command ...]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
+import shutil
 import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from procs import clean_env, exit_cleanly_on_sigterm, load_average, memory_kib, mib
 from rawrpc import RawServer, boris_command
 
+#: The project's start-up targets, in seconds to the first tools/list reply.
+TARGET_VENV = 1.0
+TARGET_PYZ_WARM = 1.2
+TARGET_PYZ_FIRST = 6.0
 
-def measure(command: Sequence[str], env: dict[str, str]) -> tuple[float, float]:
-    """Seconds from spawn to the initialize reply, and to the first tools/list reply."""
+
+@dataclass
+class Start:
+    initialized: float  # seconds from spawn to the initialize reply
+    listed: float  # seconds from spawn to the first tools/list reply
+    rss_kib: int  # VmRSS right after that reply
+
+
+def measure(command: Sequence[str], env: dict[str, str]) -> Start:
     start = time.perf_counter()
-    server = RawServer(command, env)
-    try:
+    with RawServer(command, env) as server:
         server.initialize()
         initialized = time.perf_counter() - start
         server.request("tools/list")
         listed = time.perf_counter() - start
-    finally:
-        server.stop()
-    return initialized, listed
+        rss = memory_kib(server.pid, "VmRSS")
+    return Start(initialized, listed, rss)
 
 
-def report(label: str, command: Sequence[str], runs: int, env: dict[str, str]) -> None:
-    results = [measure(command, env) for _ in range(runs)]
-    init = statistics.median(r[0] for r in results)
-    listed = statistics.median(r[1] for r in results)
+def report(label: str, starts: list[Start], target: float | None) -> None:
+    init = statistics.median(s.initialized for s in starts)
+    listed = statistics.median(s.listed for s in starts)
+    rss = statistics.median(s.rss_kib for s in starts)
+    goal = ""
+    if target is not None:
+        goal = f"   target <= {target:.1f} s  {'ok' if listed <= target else 'MISSED'}"
     print(
-        f"{label:<40} initialize {init * 1000:7.0f} ms   first tools/list {listed * 1000:7.0f} ms"
+        f"{label:<44}{init * 1000:7.0f} ms{listed * 1000:9.0f} ms{mib(rss):>12}{goal}",
+        flush=True,
     )
 
 
+def environment(dont_write_bytecode: bool, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in clean_env(extra).items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if dont_write_bytecode:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def bytecode_label(dont_write_bytecode: bool) -> str:
+    return "PYTHONDONTWRITEBYTECODE=1" if dont_write_bytecode else "bytecode writes allowed"
+
+
+def warm_runs(command: Sequence[str], env: dict[str, str], runs: int) -> list[Start]:
+    measure(command, env)  # unmeasured: page cache, and a pyz's unpacking
+    return [measure(command, env) for _ in range(runs)]
+
+
+def pyz_rows(pyz: str, workdir: Path, scratch: Path, runs: int) -> None:
+    # Not -I: that would ignore PYTHONDONTWRITEBYTECODE, one of the cases to measure.
+    command = [sys.executable, pyz, "--transport", "stdio", "--workdir", str(workdir)]
+    for dont_write in (True, False):
+        label = bytecode_label(dont_write)
+        firsts = []
+        for _ in range(runs):
+            root = Path(tempfile.mkdtemp(prefix="shiv-", dir=scratch))
+            try:
+                firsts.append(measure(command, environment(dont_write, SHIV_ROOT=str(root))))
+            finally:
+                shutil.rmtree(root, ignore_errors=True)
+        report(f"pyz first start ({label})", firsts, TARGET_PYZ_FIRST)
+        root = Path(tempfile.mkdtemp(prefix="shiv-", dir=scratch))
+        try:
+            env = environment(dont_write, SHIV_ROOT=str(root))
+            report(f"pyz warm ({label})", warm_runs(command, env, runs), TARGET_PYZ_WARM)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--pyz", help="also time this boris.pyz, cold (fresh SHIV_ROOT) and warm")
-    parser.add_argument("command", nargs="*")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=10, help="starts per row (default 10)")
+    parser.add_argument(
+        "--allow-bytecode-writes",
+        action="store_true",
+        help="do not set PYTHONDONTWRITEBYTECODE=1 for the venv's (or command's) server",
+    )
+    parser.add_argument("--pyz", help="also time this boris.pyz, first start and warm")
+    parser.add_argument("command", nargs="*", help="start this instead of the venv's boris")
     args = parser.parse_args(argv)
-    workdir = tempfile.mkdtemp(prefix="boris-bench-")
-    env = dict(os.environ)
-    command = [*args.command, "--workdir", workdir] if args.command else boris_command(workdir)
-    print(f"median of {args.runs} runs")
-    report("venv", command, args.runs, env)
-    if args.pyz:
-        # Not -I: that would ignore PYTHONDONTWRITEBYTECODE, one of the cases to measure.
-        pyz = [sys.executable, args.pyz, "--transport", "stdio", "--workdir", workdir]
-        for bytecode in ("1", ""):
-            pyz_env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
-            if bytecode:
-                pyz_env["PYTHONDONTWRITEBYTECODE"] = bytecode
-            label = "PYTHONDONTWRITEBYTECODE=1" if bytecode else "bytecode writes allowed"
-            colds = []
-            for _ in range(min(args.runs, 3)):
-                root = tempfile.mkdtemp(prefix="boris-shiv-")
-                colds.append(measure(pyz, dict(pyz_env, SHIV_ROOT=root))[1])
-            cold = statistics.median(colds) * 1000
-            print(f"{'pyz cold (' + label + ')':<40} first tools/list {cold:7.0f} ms")
-            root = tempfile.mkdtemp(prefix="boris-shiv-")
-            measure(pyz, dict(pyz_env, SHIV_ROOT=root))  # extract once
-            report(f"pyz warm ({label})", pyz, args.runs, dict(pyz_env, SHIV_ROOT=root))
+    exit_cleanly_on_sigterm()
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    scratch = Path(tempfile.mkdtemp(prefix="boris-bench-startup-"))
+    try:
+        workdir = scratch / "work"
+        workdir.mkdir()
+        print(f"median of {args.runs} starts per row; {load_average()}")
+        print(f"{'':<44}{'initialize':>10}{'tools/list':>11}{'VmRSS':>12}")
+        dont_write = not args.allow_bytecode_writes
+        env = environment(dont_write)
+        if args.command:
+            command = [*args.command, "--workdir", str(workdir)]
+            label, target = f"command ({bytecode_label(dont_write)})", None
+        else:
+            command = boris_command(workdir)
+            label, target = f"venv ({bytecode_label(dont_write)})", TARGET_VENV
+        report(label, warm_runs(command, env, args.runs), target)
+        if args.pyz:
+            pyz_rows(args.pyz, workdir, scratch, args.runs)
+        print(f"after: {load_average()}")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":
