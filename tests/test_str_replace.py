@@ -846,16 +846,27 @@ async def test_resemblance_means_four_fifths_alike(
 # JSON can spell a lone UTF-16 surrogate ("\ud800"), which is not Unicode text and has
 # no UTF-8 form. Each call puts one in a different text argument.
 SURROGATE_CALLS = [
-    ("str_replace", {"path": "f.txt", "old_str": "\ud800", "new_str": "x"}),
-    ("str_replace", {"path": "f.txt", "old_str": "keep", "new_str": "a\udfffb"}),
-    ("create_file", {"path": "f.txt", "content": "\udc00"}),
-    ("create_file", {"path": "new.txt", "content": "x\ud83d"}),
+    ("str_replace", {"path": "f.txt", "old_str": "\ud800", "new_str": "x"}, "old_str"),
+    ("str_replace", {"path": "f.txt", "old_str": "keep", "new_str": "a\udfffb"}, "new_str"),
+    ("create_file", {"path": "f.txt", "content": "\udc00"}, "content"),
+    ("create_file", {"path": "new.txt", "content": "x\ud83d"}, "content"),
 ]
+SURROGATE_ERROR = (
+    "[INVALID_INPUT] {}: contains a lone UTF-16 surrogate, which is not valid Unicode text"
+)
+
+
+def _refused(reply: dict[str, Any], number: int, argument: str) -> None:
+    assert reply["id"] == number
+    result = reply["result"]
+    assert result["isError"] is True
+    assert result["content"] == [{"type": "text", "text": SURROGATE_ERROR.format(argument)}]
 
 
 def test_lone_surrogates_change_nothing_over_stdio(tmp_path: Path) -> None:
-    """A call carrying a lone surrogate in old_str, new_str or content is refused as a
-    malformed request; no file is written, and the server keeps serving."""
+    """A call carrying a lone surrogate in old_str, new_str or content gets an
+    INVALID_INPUT result naming the argument; no file is written, and the server keeps
+    serving."""
     (tmp_path / "f.txt").write_text("keep\n")
     proc = subprocess.Popen(
         [*BORIS, "--transport", "stdio", "--workdir", str(tmp_path)],
@@ -877,11 +888,10 @@ def test_lone_surrogates_change_nothing_over_stdio(tmp_path: Path) -> None:
     try:
         assert "result" in ask(INITIALIZE)
         stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
-        for number, (tool, arguments) in enumerate(SURROGATE_CALLS, 10):
+        for number, (tool, arguments, argument) in enumerate(SURROGATE_CALLS, 10):
             call = {"name": tool, "arguments": arguments}
             reply = ask({"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": call})
-            assert reply["id"] == number
-            assert "error" in reply, reply
+            _refused(reply, number, argument)
         view = {"name": "view", "arguments": {"path": "f.txt"}}
         reply = ask({"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": view})
         assert reply["result"]["content"][0]["text"] == "1\tkeep\n"
@@ -899,11 +909,11 @@ def test_lone_surrogates_change_nothing_over_http(tmp_path: Path) -> None:
         )
         assert status == 200
         session = {**MCP_HEADERS, "Mcp-Session-Id": headers.get("mcp-session-id", "")}
-        for number, (tool, arguments) in enumerate(SURROGATE_CALLS, 10):
+        for number, (tool, arguments, argument) in enumerate(SURROGATE_CALLS, 10):
             call = {"name": tool, "arguments": arguments}
             body = {"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": call}
             status, _, reply = http_request("POST", server.url, session, json.dumps(body).encode())
-            assert status == 400
-            assert "error" in json_body(reply), reply
+            assert status == 200
+            _refused(json_body(reply), number, argument)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f.txt"]
     assert (tmp_path / "f.txt").read_text() == "keep\n"
