@@ -36,7 +36,9 @@ _FIRST_READ = 1 << 12
 #: The second read, for a text file longer than the first: most source files end in it.
 _SECOND_READ = 1 << 16
 
-_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
+#: Opening a file to read, whatever it turns out to be: a FIFO or a device never
+#: blocks the open, and its type is then checked on the descriptor.
+OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
 
 
 class PatternError(ValueError):
@@ -239,7 +241,7 @@ def read_text_file(path: str, max_size: int) -> bytes | None:
     Small files take one read, most others two; only long files pay for a stat.
     """
     try:
-        fd = os.open(path, _OPEN_FLAGS)
+        fd = os.open(path, OPEN_FLAGS)
     except OSError:
         return None
     try:

@@ -19,13 +19,11 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import TYPE_CHECKING
+from typing import Any
 
 from boris.errors import ToolFailure
+from boris.matching import OPEN_FLAGS
 from boris.pathscope import PathScope
-
-if TYPE_CHECKING:
-    from pathspec import GitIgnoreSpec
 
 #: Directories no search looks into, whatever the ignore files say.
 SKIPPED_NAMES = frozenset({".git", "node_modules"})
@@ -34,17 +32,49 @@ SKIPPED_NAMES = frozenset({".git", "node_modules"})
 _MAX_IGNORE_FILE = 1 << 20
 
 
+class IgnoreRules:
+    """The rules of one .gitignore file, each matching a path exactly.
+
+    git and ripgrep test every path against the rules on its own: a rule that
+    matches a directory says nothing about the paths inside it (the walk simply
+    does not enter an ignored directory). Each line is translated by pathspec
+    (git's pattern syntax); its regular expression is then anchored to match the
+    path itself rather than the path or anything below it, so that, say, a
+    ``!build/`` in a deeper file does not re-include every file inside a ``build``
+    directory that a parent's ``*.log`` ignores.
+    """
+
+    __slots__ = ("_ignores", "_set")
+
+    def __init__(self, matcher: Any, ignores: tuple[bool, ...]) -> None:
+        self._set = matcher
+        self._ignores = ignores  # per rule: True ignores, False re-includes ("!")
+
+    def verdict(self, path: bytes) -> bool | None:
+        """Whether the last rule matching ``path`` ignores it; None if none matches.
+
+        ``path`` is relative to the file's directory, ``/``-separated, UTF-8, and
+        ends with ``/`` for a directory.
+        """
+        hits = self._set.Match(path)
+        return self._ignores[max(hits)] if hits else None
+
+    def __len__(self) -> int:
+        return len(self._ignores)
+
+
 @dataclass(frozen=True, slots=True)
 class _IgnoreLevel:
     """The rules of one .gitignore file and how to phrase a path relative to its directory.
 
-    A path ``rel`` (relative to the walk root) is checked as ``lead + rel[cut:]``:
-    for an ignore file inside the walk ``cut`` strips the directory's own prefix; for
-    an ancestor of the root ``lead`` prepends the root's path below that ancestor.
+    A path ``rel`` (relative to the walk root, UTF-8) is checked as
+    ``lead + rel[cut:]``: for an ignore file inside the walk ``cut`` strips the
+    directory's own prefix; for an ancestor of the root ``lead`` prepends the
+    root's path below that ancestor.
     """
 
-    spec: GitIgnoreSpec
-    lead: str
+    rules: IgnoreRules
+    lead: bytes
     cut: int
 
 
@@ -52,48 +82,98 @@ Levels = tuple[_IgnoreLevel, ...]
 
 
 def is_ignored(levels: Levels, rel: str, is_dir: bool) -> bool:
-    """git's verdict for ``rel``: the deepest ignore file with a matching rule decides,
-    and inside one file the last matching rule (a ``!`` rule re-includes)."""
-    path = printable(rel + "/" if is_dir else rel)  # pathspec's re2 needs valid UTF-8
+    """git's verdict for ``rel``: the deepest ignore file with a rule matching the
+    path itself decides, and inside one file the last such rule (a ``!`` rule
+    re-includes)."""
+    path = printable(rel + "/" if is_dir else rel).encode()  # re2 wants valid UTF-8
     for level in reversed(levels):
-        verdict = level.spec.check_file(level.lead + path[level.cut :], separators=()).include
+        verdict = level.rules.verdict(level.lead + path[level.cut :])
         if verdict is not None:
             return verdict
     return False
 
 
-def _read_ignore_file(path: str) -> GitIgnoreSpec | None:
+def read_ignore_file(path: str) -> IgnoreRules | None:
+    """The rules of the .gitignore file at ``path``; None if it has none or is not a
+    regular file (a FIFO named .gitignore must not hold up a walk)."""
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(_MAX_IGNORE_FILE)
+        fd = os.open(path, OPEN_FLAGS)
     except OSError:
         return None
-    lines = raw.decode("utf-8", "replace").splitlines()
-    spec = _compile_ignore_lines(lines)
-    if spec is None:  # some line is not a valid pattern: git skips those, so do we
-        valid = [line for line in lines if _compile_ignore_lines([line]) is not None]
-        spec = _compile_ignore_lines(valid)
-    return spec if spec is not None and len(spec) else None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        raw = os.read(fd, _MAX_IGNORE_FILE)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return compile_ignore_lines(raw.decode("utf-8", "replace").splitlines())
 
 
-def _compile_ignore_lines(lines: list[str]) -> GitIgnoreSpec | None:
+def compile_ignore_lines(lines: list[str]) -> IgnoreRules | None:
+    """Rules from .gitignore lines; lines that are not valid patterns are skipped,
+    as git skips them."""
     import warnings
 
-    from pathspec import GitIgnoreSpec
+    import re2
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # e.g. re's FutureWarning on "[[" in a class
-            return GitIgnoreSpec.from_lines(lines)
-    except Exception:  # pathspec and its re2 backend raise several kinds
+    options = re2.Options()
+    options.log_errors = False
+    options.never_capture = True
+    options.dot_nl = True  # a file name may hold a newline; "*" matches it in git
+    matcher = re2._re2.Set(re2._re2.RE2.Anchor.UNANCHORED, options)
+    ignores: list[bool] = []
+    for line in lines:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # e.g. re's FutureWarning on "[[" in a class
+                rule = GitIgnoreSpecPattern(line)
+        except Exception:  # pathspec raises several kinds for an invalid line
+            continue
+        if rule.include is None or rule.regex is None:
+            continue  # a comment, a blank line, or a pattern git would never match
+        exact = _exact_regex(rule.regex.pattern, line)
+        if exact is None or matcher.Add(exact.encode()) < 0:
+            continue
+        ignores.append(bool(rule.include))
+    if not ignores or not matcher.Compile():
         return None
+    return IgnoreRules(matcher, tuple(ignores))
+
+
+# How pathspec ends the regular expression of a rule (it matches the path or any
+# path below it): the last component is the path's own name, file or directory;
+# or only a directory's name; or, with nothing after it, anything below.
+_NAME_END = "(?:(?P<ps_d>/)|$)"
+_DIRECTORY_END = "(?P<ps_d>/)"
+
+
+def _exact_regex(regex: str, line: str) -> str | None:
+    """A regular expression matching exactly the paths ``line``'s rule names, given
+    pathspec's ``regex`` for it; None for a form this does not know."""
+    if regex.endswith(_NAME_END):
+        return regex[: -len(_NAME_END)] + "/?$"
+    if regex.endswith(_DIRECTORY_END):
+        body = regex[: -len(_DIRECTORY_END)]
+        text = line if line.endswith("\\ ") else line.rstrip()
+        if body and text.endswith("/**/"):
+            # "x/**/": the directories below x (pathspec writes it as "x/").
+            return body + "/.+/$"
+        return body + "/$"
+    if regex.endswith("/"):  # "x/**": everything below x, not x itself
+        return regex + ".+$"
+    if regex == ".":  # "*", "**": everything
+        return regex
+    return None
 
 
 def _repository_root(directory: str) -> str | None:
     """The nearest directory at or above ``directory`` holding a ``.git`` entry."""
     current = directory
     while True:
-        if os.path.lexists(os.path.join(current, ".git")):
+        if os.path.exists(os.path.join(current, ".git")):
             return current
         parent = os.path.dirname(current)
         if parent == current:
@@ -105,41 +185,31 @@ def ancestor_levels(root: str, scope: PathScope) -> Levels:
     """The ignore rules that reach ``root`` from above: the .gitignore files of its
     ancestors, from the enclosing repository's root down to its parent.
 
-    Outside a repository no ancestor applies. When these rules ignore the root or a
-    directory on the way down to it (someone searches inside ``build/`` on purpose),
-    they are left out: an explicitly named directory is searched, as ripgrep does.
+    Outside a repository no ancestor applies. The root itself is never tested
+    against them: someone who searches inside an ignored ``build/`` on purpose gets
+    it searched, as with ripgrep, and every other rule still applies below it (a
+    ``*.log`` of the repository still hides ``build/x.log``).
     """
     repo = _repository_root(root)
     if repo is None or repo == root:
         return ()
-    chain = [root]
-    while chain[-1] != repo:
-        chain.append(os.path.dirname(chain[-1]))
-    chain.reverse()  # repository root first, the search root last
-    loaded: list[tuple[str, GitIgnoreSpec]] = []
-    for directory in chain:
-        if loaded and _ignored_from_above(loaded, directory):
-            return ()
-        if directory == root:
+    chain = []
+    directory = os.path.dirname(root)
+    while True:
+        chain.append(directory)
+        if directory == repo:
             break
+        directory = os.path.dirname(directory)
+    levels: list[_IgnoreLevel] = []
+    for directory in reversed(chain):  # the repository root first
         ignore_file = os.path.join(directory, ".gitignore")
-        if not os.path.isfile(ignore_file) or not scope.permits(os.path.realpath(ignore_file)):
+        if not scope.permits(os.path.realpath(ignore_file)):
             continue
-        spec = _read_ignore_file(ignore_file)
-        if spec is not None:
-            loaded.append((directory, spec))
-    return tuple(
-        _IgnoreLevel(spec, os.path.relpath(root, directory) + "/", 0) for directory, spec in loaded
-    )
-
-
-def _ignored_from_above(loaded: list[tuple[str, GitIgnoreSpec]], directory: str) -> bool:
-    for base, spec in reversed(loaded):
-        below = os.path.relpath(directory, base) + "/"
-        verdict = spec.check_file(below, separators=()).include
-        if verdict is not None:
-            return verdict
-    return False
+        rules = read_ignore_file(ignore_file)
+        if rules is not None:
+            lead = printable(os.path.relpath(root, directory) + "/").encode()
+            levels.append(_IgnoreLevel(rules, lead, 0))
+    return tuple(levels)
 
 
 #: What the walk yields per entry: ``(rel, is_dir, entry)``. ``rel`` is the display
@@ -258,17 +328,31 @@ def _symlink_target(entry: os.DirEntry[str], scope: PathScope) -> str | None:
 def _with_ignore_file(
     levels: Levels, directory: str, prefix: str, entries: list[os.DirEntry[str]]
 ) -> Levels:
+    """The levels that apply inside ``directory``: its parent's plus its own
+    .gitignore. A directory holding ``.git`` is a repository of its own, and the
+    rules of the directories above it do not reach into it (as with git and
+    ripgrep), whichever directory the walk started from."""
+    ignore_file = None
     for entry in entries:
-        if entry.name == ".gitignore":
-            break
-    else:
+        name = entry.name
+        if name == ".git":
+            if _exists(entry):
+                levels = ()
+        elif name == ".gitignore":
+            ignore_file = entry
+    if ignore_file is None or not ignore_file.is_file():
         return levels
-    if not entry.is_file():
+    rules = read_ignore_file(ignore_file.path)
+    if rules is None:
         return levels
-    spec = _read_ignore_file(os.path.join(directory, ".gitignore"))
-    if spec is None:
-        return levels
-    return (*levels, _IgnoreLevel(spec, "", len(prefix)))
+    return (*levels, _IgnoreLevel(rules, b"", len(printable(prefix).encode())))
+
+
+def _exists(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir() or entry.is_file()  # through a symlink, as os.path.exists
+    except OSError:
+        return False
 
 
 def printable(path: str) -> str:

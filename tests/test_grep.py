@@ -401,6 +401,40 @@ async def test_gitignore_negation_in_nested_files(client: Client[Any], workdir: 
     assert text == "pkg/keep.gen:1\npkg/src.txt:1"
 
 
+async def test_search_inside_an_ignored_directory_keeps_the_other_rules(
+    client: Client[Any], workdir: Path
+) -> None:
+    """Naming an ignored directory searches it; every other rule still applies in it."""
+    write_tree(
+        workdir / "inignored",
+        {
+            ".git/HEAD": "",
+            ".gitignore": "build/\n*.log\n",
+            "build/x.log": "foo\n",
+            "build/y.txt": "foo\n",
+        },
+    )
+    assert await grep(client, pattern="foo", path="inignored/build") == "y.txt"
+    assert await grep(client, pattern="foo", path="inignored") == ""
+
+
+async def test_a_nested_repository_has_its_own_rules(client: Client[Any], workdir: Path) -> None:
+    """A directory holding .git starts a new repository: the outer .gitignore files
+    do not apply inside it, from the top or from inside."""
+    write_tree(
+        workdir / "nestedrepo",
+        {
+            ".git/HEAD": "",
+            ".gitignore": "*.log\n",
+            "a.log": "foo\n",
+            "sub/.git/HEAD": "",
+            "sub/x.log": "foo\n",
+        },
+    )
+    assert await grep(client, pattern="foo", path="nestedrepo") == "sub/x.log"
+    assert await grep(client, pattern="foo", path="nestedrepo/sub") == "x.log"
+
+
 async def test_symlinks_followed_and_cycles_terminate(client: Client[Any], workdir: Path) -> None:
     write_tree(workdir / "loop_target", {"t.txt": "hit\n"})
     root = write_tree(workdir / "loops", {"a/f.txt": "hit\n", "b/g.txt": "hit\n"})

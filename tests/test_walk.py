@@ -138,6 +138,91 @@ def test_explicit_root_inside_an_ignored_directory_is_searched(tmp_path: Path) -
     assert entries(tmp_path / "build") == [".gitignore", "gen/", "gen/x.c"]
 
 
+def test_rules_still_apply_below_a_root_inside_an_ignored_directory(tmp_path: Path) -> None:
+    """Searching inside an ignored directory drops only its own exclusion: every
+    other rule of the repository still applies below it."""
+    write_tree(
+        tmp_path,
+        {
+            ".git/HEAD": "",
+            ".gitignore": "build/\n*.log\n/build/gen/skip.c\n",
+            "build/x.log": "",
+            "build/y.txt": "",
+            "build/gen/skip.c": "",
+            "build/gen/keep.c": "",
+        },
+    )
+    assert entries(tmp_path / "build") == ["gen/", "gen/keep.c", "y.txt"]
+    assert entries(tmp_path / "build" / "gen") == ["keep.c"]
+
+
+def test_a_rule_matches_a_path_itself_not_the_paths_below_it(tmp_path: Path) -> None:
+    """A rule decides about the paths it matches; a "!dir/" that re-includes a
+    directory does not re-include the files inside it that another rule ignores."""
+    write_tree(
+        tmp_path,
+        {
+            ".gitignore": "*.txt\nfoo/\n",
+            "sub/.gitignore": "!foo/\n",
+            "sub/foo/a.txt": "",
+            "sub/foo/b.md": "",
+        },
+    )
+    assert entries(tmp_path) == [".gitignore", "sub/", "sub/.gitignore", "sub/foo/", "sub/foo/b.md"]
+
+
+def test_directory_rules_with_globstars(tmp_path: Path) -> None:
+    """ "x/**" ignores everything below x but not x; "x/**/" only the directories
+    below x; "*/**" everything at least two levels down."""
+    write_tree(tmp_path, {"a/f": "", "a/d/g": "", "b/f": "", "b/d/g": "", "c/f": "", "c/d/": ""})
+    (tmp_path / ".gitignore").write_text("a/**\nb/**/\n")
+    assert entries(tmp_path) == [".gitignore", "a/", "b/", "b/f", "c/", "c/d/", "c/f"]
+    (tmp_path / ".gitignore").write_text("*/**\n")
+    assert entries(tmp_path) == [".gitignore", "a/", "b/", "c/"]
+
+
+def test_a_nested_repository_is_not_reached_by_the_outer_rules(tmp_path: Path) -> None:
+    """A directory holding .git is a repository of its own: the .gitignore files
+    above it do not apply inside it, whichever directory the search starts from."""
+    write_tree(
+        tmp_path,
+        {
+            ".git/HEAD": "",
+            ".gitignore": "*.log\n",
+            "top.log": "",
+            "sub/.git/HEAD": "",
+            "sub/x.log": "",
+            "sub/.gitignore": "*.tmp\n",
+            "sub/deep/y.log": "",
+            "sub/deep/z.tmp": "",
+            "wt/.git": "gitdir: elsewhere",  # a worktree or submodule: .git is a file
+            "wt/w.log": "",
+        },
+    )
+    assert entries(tmp_path) == [
+        ".gitignore",
+        "sub/",
+        "sub/.gitignore",
+        "sub/deep/",
+        "sub/deep/y.log",
+        "sub/x.log",
+        "wt/",
+        "wt/w.log",
+    ]
+    assert entries(tmp_path / "sub") == [".gitignore", "deep/", "deep/y.log", "x.log"]
+    assert entries(tmp_path / "sub" / "deep") == ["y.log"]
+
+
+def test_a_gitignore_that_is_a_fifo_is_not_read(tmp_path: Path) -> None:
+    # Opening a FIFO for reading blocks until a writer comes: no walk may wait on
+    # one, whether it sits in the tree or above the root.
+    write_tree(tmp_path, {".git/HEAD": "", "sub/a.txt": ""})
+    os.mkfifo(tmp_path / ".gitignore")
+    os.mkfifo(tmp_path / "sub" / ".gitignore")
+    assert entries(tmp_path) == [".gitignore", "sub/", "sub/.gitignore", "sub/a.txt"]
+    assert entries(tmp_path / "sub") == [".gitignore", "a.txt"]
+
+
 def test_circular_symlinks_end(tmp_path: Path) -> None:
     write_tree(tmp_path, {"a/file.txt": "", "b/other.txt": ""})
     (tmp_path / "a" / "up").symlink_to(tmp_path)  # a loop back to the root
