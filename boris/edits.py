@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from boris.errors import Code, ToolFailure
 from boris.fileio import count_lines
+from boris.sniff import UTF8_BOM
 
-_BOM = b"\xef\xbb\xbf"
 # How many occurrences an ambiguity message lists by line number.
 _LISTED_OCCURRENCES = 10
 # Bounds on the work spent looking for a near miss in a large file.
@@ -104,7 +104,7 @@ def insert(data: bytes, line: int, text: bytes, path: str) -> Edit:
         text = text.replace(b"\n", b"\r\n")
     terminated = text if text.endswith(b"\n") else text + eol
     if line == 0:
-        offset = len(_BOM) if data.startswith(_BOM) else 0
+        offset = len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0
     elif line == total and not data.endswith(b"\n"):
         # After an unterminated last line: break that line, and leave the inserted
         # last line unterminated so the file still ends without a newline.
