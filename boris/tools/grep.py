@@ -17,6 +17,7 @@ from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from boris.errors import Code, ToolFailure, io_error
+from boris.output import LIMIT
 from boris.patterns import pattern_problem
 from boris.session import Session, current_session
 from boris.settings import Settings
@@ -24,7 +25,7 @@ from boris.tools import ToolDef
 
 Count = Annotated[int, Field(ge=0)]
 
-DESCRIPTION = """\
+DESCRIPTION = f"""\
 Search file contents with a regular expression (RE2 syntax, the dialect of Go's \
 regexp: no backreferences or lookaround, linear-time matching).
 
@@ -36,9 +37,12 @@ numbers), with optional context lines shown as path-LINE-text and "--" between g
 - output_mode "count": path:N, the number of matching lines per file.
 Paths are relative to the searched directory. Filter files with include (a glob such \
 as "*.py" or "src/**/*.ts") and/or type (e.g. "py", "js", "rust"). head_limit and \
-offset page through long results. No match gives an empty result."""
+offset page through long results; output over {LIMIT} characters is cut at a line, \
+with a last line giving the offset to continue from. No match gives an empty \
+result."""
 
-COMPAT_DESCRIPTION = """\
+COMPAT_DESCRIPTION = (
+    """\
 A fast content search tool for any codebase size, built on RE2 regular expressions.
 
 Usage:
@@ -52,7 +56,10 @@ parameter (e.g. "js", "py", "rust").
 only file paths, newest first, "count" shows match counts per file.
 - Patterns match within single lines by default. For patterns that span lines, like \
 "struct \\{[\\s\\S]*?field", set multiline: true.
-- Use head_limit and offset to page through large results."""
+- Use head_limit and offset to page through large results. Output is capped at \
+"""
+    + f"{LIMIT} characters; a cut result ends with the offset to continue from."
+)
 
 # Parameter descriptions shared by both schemas.
 _PATTERN = "The regular expression to search for (RE2 syntax)."
@@ -72,8 +79,9 @@ _HEAD_LIMIT = (
 )
 _OFFSET = "Skip the first N output lines or entries before applying head_limit."
 _MULTILINE = (
-    "Let the pattern span lines: it is matched against the whole file and '.' matches "
-    "newlines. Every line a match touches is a match line."
+    "Let the pattern span lines: it is matched against the whole file, '.' matches "
+    "newlines and ^/$ still match at every line. Every line a match touches is a match "
+    "line. Needed for a pattern with a literal newline (\\n)."
 )
 
 
@@ -284,10 +292,10 @@ def search(
             Code.GREP_INVALID_OUTPUT_MODE,
             f'invalid output_mode "{output_mode}"; use one of: {", ".join(engine.OUTPUT_MODES)}',
         )
-    suffixes = None
+    type_filter = None
     if file_type:
-        suffixes = engine.file_type_suffixes(file_type)
-        if suffixes is None:
+        type_filter = engine.file_type_filter(file_type)
+        if type_filter is None:
             raise ToolFailure(
                 Code.INVALID_INPUT,
                 f'unknown type "{file_type}"; valid types: {engine.type_names()}',
@@ -340,13 +348,15 @@ def search(
         before=before,
         after=after,
         budget=wanted,
+        max_chars=LIMIT,
+        skipped=offset,
     )
     query = engine.Query(
         task=task,
         matcher=matcher,
         include=include_matcher,
         include_has_slash=include_has_slash,
-        suffixes=suffixes,
+        file_type=type_filter,
         head_limit=head_limit,
         offset=offset,
     )
