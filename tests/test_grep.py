@@ -182,6 +182,29 @@ async def test_separator_between_files_and_without_numbers(
     assert text == "a.txt-x\na.txt:hit\na.txt-y\n--\nb.txt:hit\nb.txt-z"
 
 
+async def test_an_explicit_side_overrides_context_even_when_zero(
+    client: Client[Any], compat: Client[Any], workdir: Path
+) -> None:
+    """context_before/context_after (-B/-A) given explicitly, 0 included, override
+    context on their side, as in ripgrep."""
+    write_tree(workdir / "ctxzero", {"n.txt": NUMBERS})
+    text = await grep(
+        client,
+        pattern="^line 5$",
+        path="ctxzero",
+        output_mode="content",
+        context=2,
+        context_after=0,
+    )
+    assert text == "n.txt-3-line 3\nn.txt-4-line 4\nn.txt:5:line 5"
+    result = await compat.call_tool(
+        "grep",
+        {"pattern": "^line 5$", "path": "ctxzero", "output_mode": "content", "-C": 1, "-B": 0},
+        raise_on_error=False,
+    )
+    assert ok_text(result) == "n.txt:5:line 5\nn.txt-6-line 6"
+
+
 async def test_context_ignored_in_other_modes(client: Client[Any], workdir: Path) -> None:
     write_tree(workdir / "ctxother", {"n.txt": NUMBERS})
     assert await grep(client, pattern="line 5$", path="ctxother", context=3) == "n.txt"

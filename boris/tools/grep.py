@@ -93,11 +93,13 @@ def grep(
     output_mode: Annotated[str, Field(description=_MODE)] = "files_with_matches",
     line_numbers: Annotated[bool, Field(description="Show line numbers in content output.")] = True,
     context_before: Annotated[
-        Count, Field(description="Lines of context to show before each match (content).")
-    ] = 0,
+        Count | SkipJsonSchema[None],
+        Field(description="Lines of context to show before each match (content)."),
+    ] = None,
     context_after: Annotated[
-        Count, Field(description="Lines of context to show after each match (content).")
-    ] = 0,
+        Count | SkipJsonSchema[None],
+        Field(description="Lines of context to show after each match (content)."),
+    ] = None,
     context: Annotated[
         Count,
         Field(description="Lines of context before and after each match (content)."),
@@ -125,7 +127,7 @@ def grep(
         line_numbers=_given(flag_n, line_numbers),
         before=_count("-B", flag_b, context_before),
         after=_count("-A", flag_a, context_after),
-        context=_count("-C", flag_c, context),
+        context=_count("-C", flag_c, context) or 0,
         case_insensitive=_given(flag_i, case_insensitive),
         multiline=multiline,
         head_limit=head_limit,
@@ -147,21 +149,21 @@ def grep_compat(
         ),
     ] = "files_with_matches",
     flag_b: Annotated[
-        Count,
+        Count | SkipJsonSchema[None],
         Field(
             alias="-B",
             description="Number of lines to show before each match. Requires output_mode: "
             '"content", ignored otherwise.',
         ),
-    ] = 0,
+    ] = None,
     flag_a: Annotated[
-        Count,
+        Count | SkipJsonSchema[None],
         Field(
             alias="-A",
             description="Number of lines to show after each match. Requires output_mode: "
             '"content", ignored otherwise.',
         ),
-    ] = 0,
+    ] = None,
     flag_c: Annotated[
         Count,
         Field(
@@ -241,7 +243,7 @@ def _given(hidden: bool | None, shown: bool) -> bool:
     return shown if hidden is None else hidden
 
 
-def _count(name: str, hidden: int | None, shown: int) -> int:
+def _count(name: str, hidden: int | None, shown: int | None) -> int | None:
     if hidden is None:
         return shown
     if hidden < 0:
@@ -267,8 +269,8 @@ def search(
     file_type: str | None,
     output_mode: str,
     line_numbers: bool,
-    before: int,
-    after: int,
+    before: int | None,
+    after: int | None,
     context: int,
     case_insensitive: bool,
     multiline: bool,
@@ -335,8 +337,9 @@ def search(
             )
         label = path
 
-    # A side given on its own (non-zero) wins over the symmetric context.
-    before, after = before or context, after or context
+    # A side given on its own (0 too) wins over the symmetric context, as in ripgrep.
+    before = context if before is None else before
+    after = context if after is None else after
     wanted = offset + head_limit if head_limit else None
     task = matching.FileTask(
         pattern=pattern,
