@@ -169,7 +169,7 @@ def search_files(
     if query.output_mode == "files_with_matches":
         hits = [(-_mtime(mtime), order, label) for order, (label, mtime) in enumerate(results)]
         hits.sort()  # newest first; equal times keep walk order
-        return Output([printable(label) for _, _, label in hits], len(hits))
+        return Output([label for _, _, label in hits], len(hits))
     out: list[str] = []
     content = query.output_mode == "content"
     with_context = query.task.before > 0 or query.task.after > 0
@@ -188,7 +188,7 @@ def search_files(
                     complete = False
                     break
             else:
-                out.append(f"{printable(label)}:{result}")
+                out.append(f"{label}:{result}")
             if wanted is not None and len(out) >= wanted:
                 complete = False
                 break
@@ -222,12 +222,14 @@ def _results(
 
 def _single_file(path: str, label: str, query: Query) -> Iterator[tuple[str, str]]:
     if _wanted_file(query, label.rpartition("/")[2]):
-        yield label, path
+        yield printable(label), path
 
 
 def _tree(root: str, query: Query, scope: PathScope) -> Iterator[tuple[str, str]]:
-    """The regular files of the walk that pass the include and type filters. FIFOs,
-    sockets and devices are left out by their directory entry's type, never opened."""
+    """``(label, path)`` for the regular files of the walk that pass the include and
+    type filters; the label is how output shows the file (a name that is not UTF-8
+    with U+FFFD, as every output must be valid text). FIFOs, sockets and devices are
+    left out by their directory entry's type, never opened."""
     file_type, include = query.file_type, query.include
     by_path = include is not None and query.include_has_slash
     names: Callable[[str], object] | None = None
@@ -240,7 +242,7 @@ def _tree(root: str, query: Query, scope: PathScope) -> Iterator[tuple[str, str]
     # The walk filters by name where it can; a pattern with a "/" needs the path too.
     for rel, is_dir, entry in walk(root, scope, follow_symlinks=True, names=names):
         if not is_dir and (not by_path or _wanted_file(query, rel)) and _is_file(entry):
-            yield rel, entry.path
+            yield printable(rel), entry.path
 
 
 def _is_file(entry: os.DirEntry[str]) -> bool:

@@ -695,6 +695,24 @@ async def test_a_nested_repository_has_its_own_rules(client: Client[Any], workdi
     assert await grep(client, pattern="foo", path="nestedrepo/sub") == "x.log"
 
 
+async def test_a_name_that_is_not_utf8_is_shown_with_a_replacement_character(
+    client: Client[Any], workdir: Path
+) -> None:
+    """Every output line is text: bytes of a file name that are not UTF-8 are shown
+    as U+FFFD in every mode (content lines too), and the server goes on serving."""
+    root = write_tree(workdir / "badname", {})
+    (root / os.fsdecode(b"caf\xe9.txt")).write_text("hit\n")
+    for mode, expected in (
+        ("files_with_matches", "caf\ufffd.txt"),
+        ("count", "caf\ufffd.txt:1"),
+        ("content", "caf\ufffd.txt:1:hit"),
+    ):
+        assert await grep(client, pattern="hit", path="badname", output_mode=mode) == expected
+    assert await grep(client, pattern="hit", path="badname", context=1, output_mode="content") == (
+        "caf\ufffd.txt:1:hit"
+    )
+
+
 async def test_symlinks_followed_and_cycles_terminate(client: Client[Any], workdir: Path) -> None:
     write_tree(workdir / "loop_target", {"t.txt": "hit\n"})
     root = write_tree(workdir / "loops", {"a/f.txt": "hit\n", "b/g.txt": "hit\n"})
