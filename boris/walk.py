@@ -32,6 +32,10 @@ SKIPPED_NAMES = frozenset({".git", "node_modules"})
 _MAX_IGNORE_FILE = 1 << 20
 
 
+#: A compiled RE2 set and, per rule in it: True ignores, False re-includes ("!").
+_RuleSet = tuple[Any, tuple[bool, ...]]
+
+
 class IgnoreRules:
     """The rules of one .gitignore file, each matching a path exactly.
 
@@ -42,13 +46,15 @@ class IgnoreRules:
     path itself rather than the path or anything below it, so that, say, a
     ``!build/`` in a deeper file does not re-include every file inside a ``build``
     directory that a parent's ``*.log`` ignores.
+
+    The rules are matched with RE2 sets, in order, each small enough for RE2's
+    memory budget however long the file is.
     """
 
-    __slots__ = ("_ignores", "_set")
+    __slots__ = ("_sets",)
 
-    def __init__(self, matcher: Any, ignores: tuple[bool, ...]) -> None:
-        self._set = matcher
-        self._ignores = ignores  # per rule: True ignores, False re-includes ("!")
+    def __init__(self, sets: list[_RuleSet]) -> None:
+        self._sets = sets
 
     def verdict(self, path: bytes) -> bool | None:
         """Whether the last rule matching ``path`` ignores it; None if none matches.
@@ -56,11 +62,18 @@ class IgnoreRules:
         ``path`` is relative to the file's directory, ``/``-separated, UTF-8, and
         ends with ``/`` for a directory.
         """
-        hits = self._set.Match(path)
-        return self._ignores[max(hits)] if hits else None
+        for matcher, ignores in reversed(self._sets):
+            hits: list[int] = matcher.Match(path)
+            if hits:
+                return ignores[max(hits)]
+        return None
 
     def __len__(self) -> int:
-        return len(self._ignores)
+        return sum(len(ignores) for _, ignores in self._sets)
+
+
+#: Rules per RE2 set at most (see IgnoreRules); a set too big to compile is halved.
+_RULES_PER_SET = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,33 +127,54 @@ def read_ignore_file(path: str) -> IgnoreRules | None:
 def compile_ignore_lines(lines: list[str]) -> IgnoreRules | None:
     """Rules from .gitignore lines; lines that are not valid patterns are skipped,
     as git skips them."""
-    import warnings
-
-    import re2
     from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+    rules: list[tuple[bytes, bool]] = []
+    for line in lines:
+        try:
+            regex, include = GitIgnoreSpecPattern.pattern_to_regex(line)
+        except Exception:  # pathspec raises several kinds for an invalid line
+            continue
+        if regex is None or include is None:
+            continue  # a comment, a blank line, or a pattern git would never match
+        exact = _exact_regex(regex, line)
+        if exact is not None:
+            rules.append((exact.encode(), include))
+    sets: list[_RuleSet] = []
+    for start in range(0, len(rules), _RULES_PER_SET):
+        _compile_sets(rules[start : start + _RULES_PER_SET], sets)
+    return IgnoreRules(sets) if sets else None
+
+
+def _compile_sets(
+    rules: list[tuple[bytes, bool]], sets: list[tuple[Any, tuple[bool, ...]]]
+) -> None:
+    """Append ``rules`` to ``sets`` as one RE2 set, or, if RE2 finds them too big
+    together, as several; a single rule too big for RE2 is dropped."""
+    compiled = _compile_set(rules)
+    if compiled is not None:
+        sets.append(compiled)
+    elif len(rules) > 1:
+        half = len(rules) // 2
+        _compile_sets(rules[:half], sets)
+        _compile_sets(rules[half:], sets)
+
+
+def _compile_set(rules: list[tuple[bytes, bool]]) -> _RuleSet | None:
+    import re2
 
     options = re2.Options()
     options.log_errors = False
     options.never_capture = True
     options.dot_nl = True  # a file name may hold a newline; "*" matches it in git
     matcher = re2._re2.Set(re2._re2.RE2.Anchor.UNANCHORED, options)
-    ignores: list[bool] = []
-    for line in lines:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # e.g. re's FutureWarning on "[[" in a class
-                rule = GitIgnoreSpecPattern(line)
-        except Exception:  # pathspec raises several kinds for an invalid line
-            continue
-        if rule.include is None or rule.regex is None:
-            continue  # a comment, a blank line, or a pattern git would never match
-        exact = _exact_regex(rule.regex.pattern, line)
-        if exact is None or matcher.Add(exact.encode()) < 0:
-            continue
-        ignores.append(bool(rule.include))
+    ignores = []
+    for regex, include in rules:
+        if matcher.Add(regex) >= 0:  # one RE2 refuses is dropped, as an invalid line
+            ignores.append(include)
     if not ignores or not matcher.Compile():
         return None
-    return IgnoreRules(matcher, tuple(ignores))
+    return matcher, tuple(ignores)
 
 
 # How pathspec ends the regular expression of a rule (it matches the path or any

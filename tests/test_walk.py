@@ -104,6 +104,18 @@ def test_invalid_gitignore_lines_are_skipped(tmp_path: Path) -> None:
     assert entries(tmp_path) == [".gitignore", "a.log", "b.txt"]
 
 
+def test_every_rule_of_a_long_gitignore_applies(tmp_path: Path) -> None:
+    """A .gitignore of tens of thousands of rules (under the 1 MB read) is applied
+    whole, the last matching rule deciding, however many rules RE2 can hold at once."""
+    rules = [f"/never{n}/*.tmp" for n in range(30_000)]
+    rules[10] = "*.log"
+    rules[15_000] = "!keep.log"
+    rules[-1] = "last.txt"
+    write_tree(tmp_path, {"a.log": "", "keep.log": "", "last.txt": "", "other.txt": ""})
+    (tmp_path / ".gitignore").write_text("\n".join(rules) + "\n")
+    assert entries(tmp_path) == [".gitignore", "keep.log", "other.txt"]
+
+
 def test_a_file_in_an_ignored_directory_cannot_be_re_included(tmp_path: Path) -> None:
     # git does not look inside an excluded directory, so "!" below it has no effect.
     write_tree(tmp_path, {".gitignore": "dist/\n!dist/keep.js\n", "dist/keep.js": ""})
