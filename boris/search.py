@@ -115,8 +115,9 @@ class Query:
 
 @dataclass(frozen=True)
 class Output:
-    """Output lines (entries) from the first, at least up to the end of the page, and
-    how many there are in all (None when the search stopped before the end)."""
+    """The output lines (entries) from the requested offset on, at least to the end
+    of the page, and how many there are in all (None when the search stopped
+    before the end)."""
 
     lines: list[str]
     total: int | None
@@ -135,8 +136,7 @@ def grep(root: str, label: str | None, query: Query, scope: PathScope) -> str:
 def page(output: Output, query: Query) -> str:
     """The requested page of ``output``, cut at ``LIMIT`` characters if need be with a
     last line that says what was left out and how to go on."""
-    end = query.offset + query.head_limit if query.head_limit else None
-    lines = output.lines[query.offset : end]
+    lines = output.lines[: query.head_limit] if query.head_limit else output.lines
     fit = lines_within(lines)
     if fit == len(lines):
         return "\n".join(lines)
@@ -160,41 +160,46 @@ def page(output: Output, query: Query) -> str:
 def search_files(
     files: Iterable[tuple[str, str]], query: Query, *, parallel: bool = True
 ) -> Output:
-    """The output for ``(label, path)`` pairs, at least up to the end of the requested
-    page. Files are pulled lazily: content stops pulling once the page is full or
-    longer than any page can show, count once the page is full; files_with_matches
-    needs them all to sort."""
+    """The output for ``(label, path)`` pairs from the offset on, at least up to the
+    end of the requested page; lines before the offset are counted, not kept.
+
+    Files are pulled lazily: content stops pulling once the page is full or longer
+    than any page can show, count once the page is full; files_with_matches needs
+    them all to sort.
+    """
     results = _results(iter(files), query, parallel)
-    wanted = query.wanted
+    offset, wanted = query.offset, query.wanted
     if query.output_mode == "files_with_matches":
         hits = [(-_mtime(mtime), order, label) for order, (label, mtime) in enumerate(results)]
         hits.sort()  # newest first; equal times keep walk order
-        return Output([label for _, _, label in hits], len(hits))
-    out: list[str] = []
+        return Output([label for _, _, label in hits[offset:]], len(hits))
+    kept: list[str] = []
+    produced = 0  # output lines so far, kept or not
     content = query.output_mode == "content"
     with_context = query.task.before > 0 or query.task.after > 0
-    shown_chars = 0  # characters of the lines after the offset
+    kept_chars = 0
     complete = True
     try:
         for label, result in results:
             if content:
                 assert isinstance(result, list)
-                if with_context and out:
-                    result = ["--", *result]
-                start = max(query.offset - len(out), 0)
-                out.extend(result)
-                shown_chars += sum(len(line) + 1 for line in result[start:])
-                if shown_chars > LIMIT + 1:  # more than any page shows
-                    complete = False
-                    break
+                lines = ["--", *result] if with_context and produced else result
             else:
-                out.append(f"{label}:{result}")
-            if wanted is not None and len(out) >= wanted:
+                lines = [f"{label}:{result}"]
+            start = max(offset - produced, 0)
+            produced += len(lines)
+            if start < len(lines):
+                new = lines[start:] if start else lines
+                kept.extend(new)
+                kept_chars += sum(len(line) + 1 for line in new)
+            if (wanted is not None and produced >= wanted) or (
+                content and kept_chars > LIMIT + 1  # more than any page shows
+            ):
                 complete = False
                 break
     finally:
         results.close()  # an early stop lets workers finish and go back idle
-    return Output(out, len(out) if complete else None)
+    return Output(kept, produced if complete else None)
 
 
 def _mtime(result: Result) -> int:

@@ -372,6 +372,22 @@ def test_content_output_stops_growing_past_the_cap(tmp_path: Path) -> None:
     assert pulled == [0]
 
 
+def test_lines_before_the_offset_are_counted_not_kept(tmp_path: Path) -> None:
+    # However far a page starts, the search holds only that page's lines.
+    text = tmp_path / "t.txt"
+    text.write_text("hit\n" * 1000)
+    query = search_query("hit", "content", head_limit=2)
+    query = engine.Query(**{**query.__dict__, "offset": 2500})
+    output = engine.search_files(((f"f{n}", str(text)) for n in range(3)), query, parallel=False)
+    assert output.lines[:2] == ["f2:501:hit", "f2:502:hit"]  # the rest of f2 at most
+    assert len(output.lines) == 500
+    assert output.total is None  # stopped at the end of the page
+    whole = engine.Query(**{**query.__dict__, "head_limit": 0})
+    output = engine.search_files(((f"f{n}", str(text)) for n in range(3)), whole, parallel=False)
+    assert len(output.lines) == 500
+    assert output.total == 3000
+
+
 # --- the pattern -------------------------------------------------------------------
 
 
