@@ -68,9 +68,6 @@ class IgnoreRules:
                 return ignores[max(hits)]
         return None
 
-    def __len__(self) -> int:
-        return sum(len(ignores) for _, ignores in self._sets)
-
 
 #: Rules per RE2 set at most (see IgnoreRules); a set too big to compile is halved.
 _RULES_PER_SET = 1000
@@ -146,9 +143,7 @@ def compile_ignore_lines(lines: list[str]) -> IgnoreRules | None:
     return IgnoreRules(sets) if sets else None
 
 
-def _compile_sets(
-    rules: list[tuple[bytes, bool]], sets: list[tuple[Any, tuple[bool, ...]]]
-) -> None:
+def _compile_sets(rules: list[tuple[bytes, bool]], sets: list[_RuleSet]) -> None:
     """Append ``rules`` to ``sets`` as one RE2 set, or, if RE2 finds them too big
     together, as several; a single rule too big for RE2 is dropped."""
     compiled = _compile_set(rules)
