@@ -2,8 +2,9 @@
 
 What every walk skips, silently: ``.git`` and ``node_modules`` at any depth, entries a
 ``.gitignore`` excludes (git's rules, every level, plus the ignore files of the root's
-ancestors up to the enclosing repository), entries a deny pattern matches, symlinks
-whose target is out of scope, and broken symlinks. Whether a symlinked directory is
+ancestors up to the enclosing repository; a directory holding ``.git`` is a repository
+of its own, out of reach of the rules above it), entries a deny pattern matches,
+symlinks whose target is out of scope, and broken symlinks. Whether a symlinked directory is
 entered is the caller's choice: grep follows them (each real directory once, so a
 link cycle ends), glob lists them without entering.
 
