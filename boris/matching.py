@@ -350,12 +350,20 @@ def read_text_file(path: str, max_size: int) -> bytes | None:
     """The text of a regular file of at most ``max_size`` bytes, as the bytes grep
     searches (see :func:`as_text`); None for a file grep skips (binary, too large,
     empty, not a regular file, unreadable)."""
-    read = _read_text_file(path, max_size)
-    return None if read is None else read[0]
+    read = _read_file(path, max_size)
+    return None if read is None or is_binary(read[0]) else read[0]
 
 
-def _read_text_file(path: str, max_size: int) -> tuple[bytes, int] | None:
-    """:func:`read_text_file`'s text and the file's mtime (ns).
+def is_binary(text: bytes) -> bool:
+    """Whether a file's text (see :func:`as_text`) holds a NUL: it is binary, as in
+    ripgrep, wherever the NUL is."""
+    return text.find(b"\0") >= 0
+
+
+def _read_file(path: str, max_size: int) -> tuple[bytes, int] | None:
+    """A regular file's text as :func:`as_text` gives it, and its mtime (ns); None for
+    a file grep skips, though a binary file may still be returned: the caller tests
+    :func:`is_binary` (only once the text matches, which most do not).
 
     The type is checked on the open descriptor, so a FIFO or a device that took a
     file's place is never read. Most files take one read; a longer one a second,
@@ -370,33 +378,39 @@ def _read_text_file(path: str, max_size: int) -> tuple[bytes, int] | None:
         if not stat.S_ISREG(info.st_mode) or info.st_size > max_size:
             return None
         data = os.read(fd, _FIRST_READ)
+        if not data:
+            return None
+        bom = data[0] in _BOM_FIRST_BYTES
+        # A NUL in the first part is binary (UTF-16 text is full of them): no more
+        # of it is read. One further on is found once the text matches.
+        if data.find(b"\0") >= 0 and not (bom and data.startswith((UTF16_LE_BOM, UTF16_BE_BOM))):
+            return None
         if len(data) == _FIRST_READ:
-            if data.find(b"\0") >= 0 and not data.startswith((UTF16_LE_BOM, UTF16_BE_BOM)):
-                return None  # binary: the rest need not be read
             data = _read_rest(fd, data, info.st_size)
     except OSError:
         return None
     finally:
         os.close(fd)
-    text = as_text(data)
-    return None if text is None else (text, info.st_mtime_ns)
+    if bom:
+        data = as_text(data)
+    return (data, info.st_mtime_ns) if data else None
 
 
-def as_text(data: bytes) -> bytes | None:
-    """A file's bytes as grep searches them, None if it is binary or empty.
+#: The first bytes of the byte order marks: only files starting with one of them
+#: need a closer look.
+_BOM_FIRST_BYTES = frozenset({UTF8_BOM[0], UTF16_LE_BOM[0], UTF16_BE_BOM[0]})
 
-    As in ripgrep: a UTF-8 byte order mark is dropped; a file that starts with a
-    UTF-16 one is decoded (invalid sequences become U+FFFD) and searched as UTF-8;
-    a NUL anywhere in the text makes it binary.
-    """
+
+def as_text(data: bytes) -> bytes:
+    """A file's bytes as grep searches them. As in ripgrep, a UTF-8 byte order mark is
+    dropped, and a file that starts with a UTF-16 one is decoded (invalid sequences
+    become U+FFFD) and searched as UTF-8."""
     if data.startswith(UTF8_BOM):
-        data = data[len(UTF8_BOM) :]
-    elif data.startswith(UTF16_LE_BOM):
-        data = data[len(UTF16_LE_BOM) :].decode("utf-16-le", "replace").encode()
-    elif data.startswith(UTF16_BE_BOM):
-        data = data[len(UTF16_BE_BOM) :].decode("utf-16-be", "replace").encode()
-    if not data or data.find(b"\0") >= 0:
-        return None
+        return data[len(UTF8_BOM) :]
+    if data.startswith(UTF16_LE_BOM):
+        return data[len(UTF16_LE_BOM) :].decode("utf-16-le", "replace").encode()
+    if data.startswith(UTF16_BE_BOM):
+        return data[len(UTF16_BE_BOM) :].decode("utf-16-be", "replace").encode()
     return data
 
 
@@ -456,17 +470,22 @@ Result = int | list[str] | None
 
 def search_file(task: FileTask, matcher: Matcher, label: str, path: str) -> Result:
     """Read and search one file; ``label`` is how content lines name it."""
-    read = _read_text_file(path, task.max_size)
+    read = _read_file(path, task.max_size)
     if read is None:
         return None
     data, mtime = read
     data = matcher.prepare(data)
     mode = task.output_mode
+    # A binary file is told only once it matches: most files do not, and are then
+    # spared a scan for a NUL.
+    result: Result
     if mode == "count":
-        return matcher.count(data) or None
-    if mode == "content":
-        return render_file(label, data, matcher, task) or None
-    return mtime if matcher.matches(data) else None
+        result = matcher.count(data) or None
+    elif mode == "content":
+        result = render_file(label, data, matcher, task) or None
+    else:
+        result = mtime if matcher.matches(data) else None
+    return None if result is None or is_binary(data) else result
 
 
 # --- content lines --------------------------------------------------------------------

@@ -9,7 +9,6 @@ order either way, so the output does not depend on who searched.
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 
@@ -246,15 +245,14 @@ def _tree(root: str, query: Query, scope: PathScope) -> Iterator[tuple[str, str]
         names = include
     # The walk filters by name where it can; a pattern with a "/" needs the path too.
     for rel, is_dir, entry in walk(root, scope, follow_symlinks=True, names=names):
-        if not is_dir and (not by_path or _wanted_file(query, rel)) and _is_file(entry):
-            yield printable(rel), entry.path
-
-
-def _is_file(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_file()  # through a symlink; the listing already knows the rest
-    except OSError:
-        return False
+        if is_dir or (by_path and not _wanted_file(query, rel)):
+            continue
+        try:
+            regular = entry.is_file()  # through a symlink; the listing knows the rest
+        except OSError:
+            continue
+        if regular:
+            yield rel if rel.isascii() else printable(rel), entry.path
 
 
 def _wanted_file(query: Query, rel: str) -> bool:
