@@ -729,6 +729,19 @@ async def test_a_name_that_is_not_utf8_is_shown_with_a_replacement_character(
     )
 
 
+async def test_a_message_naming_a_path_that_is_not_utf8_is_text(
+    client: Client[Any], workdir: Path
+) -> None:
+    """A path resolved through a symlink may hold bytes that are not UTF-8: the
+    messages that name it show them as U+FFFD, and the server goes on serving."""
+    root = write_tree(workdir / "badtarget", {"ok.txt": "hit\n"})
+    (root / "dangling").symlink_to(os.fsdecode(b"missing\xe9"))
+    assert await grep_error(client, pattern="hit", path="badtarget/dangling") == (
+        f"[PATH_NOT_FOUND] path does not exist: {root}/missing\ufffd"
+    )
+    assert await grep(client, pattern="hit", path="badtarget") == "ok.txt"
+
+
 async def test_symlinks_followed_and_cycles_terminate(client: Client[Any], workdir: Path) -> None:
     write_tree(workdir / "loop_target", {"t.txt": "hit\n"})
     root = write_tree(workdir / "loops", {"a/f.txt": "hit\n", "b/g.txt": "hit\n"})
