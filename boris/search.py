@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from boris.matching import OUTPUT_MODES, FileTask, Matcher, Result, search_file
 from boris.output import LIMIT, lines_within
 from boris.pathscope import PathScope
-from boris.walk import printable, walk
+from boris.text import printable
+from boris.walk import walk
 
 __all__ = ["OUTPUT_MODES", "Output", "Query", "compile_include", "grep", "search_files"]
 

@@ -25,6 +25,7 @@ from typing import Any
 from boris.errors import ToolFailure
 from boris.matching import OPEN_FLAGS
 from boris.pathscope import PathScope
+from boris.text import printable as printable  # also known from here (view)
 
 #: Directories no search looks into, whatever the ignore files say.
 SKIPPED_NAMES = frozenset({".git", "node_modules"})
@@ -383,15 +384,3 @@ def _exists(entry: os.DirEntry[str]) -> bool:
         return entry.is_dir() or entry.is_file()  # through a symlink, as os.path.exists
     except OSError:
         return False
-
-
-def printable(path: str) -> str:
-    """``path`` safe to put in a JSON reply: bytes that were not UTF-8 in the file name
-    (kept by Python as lone surrogates) become U+FFFD."""
-    if path.isascii():
-        return path
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    return path

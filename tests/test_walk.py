@@ -10,7 +10,8 @@ import os
 from pathlib import Path
 
 from boris.pathscope import PathScope
-from boris.walk import printable, walk
+from boris.text import printable
+from boris.walk import walk
 from tests.trees import write_tree
 
 OPEN = PathScope([], [])

@@ -96,7 +96,8 @@ def find(session: Session, pattern: str, path: str | None, kind: str | None) -> 
 def matching_paths(root: str, pattern: str, kind: str | None, scope: PathScope) -> list[str]:
     """Relative paths below ``root`` matching ``pattern``, newest first (ties in walk order)."""
     from boris.search import compile_include
-    from boris.walk import printable, walk
+    from boris.text import printable
+    from boris.walk import walk
 
     match, has_slash = compile_include(pattern)
     absolute = pattern.startswith("/")

@@ -280,7 +280,6 @@ def search(
     """Validate a grep call in either dialect and run it."""
     from boris import matching
     from boris import search as engine
-    from boris.walk import printable
 
     if not pattern:
         raise ToolFailure(Code.INVALID_INPUT, "pattern: must not be empty")
@@ -318,24 +317,23 @@ def search(
 
     # The cwd too is checked: bash may have left it outside the allowed directories.
     root = session.resolve("." if path is None else path)
-    shown = printable(root)  # resolved through links, it may hold bytes that are not UTF-8
     try:
         info = os.stat(root)
     except FileNotFoundError:
-        raise ToolFailure(Code.PATH_NOT_FOUND, f"path does not exist: {shown}") from None
+        raise ToolFailure(Code.PATH_NOT_FOUND, f"path does not exist: {root}") from None
     except OSError as exc:
-        raise io_error("read", shown, exc) from None
+        raise io_error("read", root, exc) from None
     label = None
     if not stat.S_ISDIR(info.st_mode):
         if not stat.S_ISREG(info.st_mode):
             raise ToolFailure(
-                Code.INVALID_INPUT, f"{shown} is neither a regular file nor a directory"
+                Code.INVALID_INPUT, f"{root} is neither a regular file nor a directory"
             )
         limit = session.settings.max_file_size
         if info.st_size > limit:
             raise ToolFailure(
                 Code.FILE_TOO_LARGE,
-                f"{shown} is {info.st_size} bytes, over the --max-file-size limit of {limit} bytes",
+                f"{root} is {info.st_size} bytes, over the --max-file-size limit of {limit} bytes",
             )
         label = path
 
@@ -368,7 +366,7 @@ def search(
     try:
         return engine.grep(root, label, query, session.scope)
     except OSError as exc:
-        raise io_error("search", shown, exc) from None
+        raise io_error("search", root, exc) from None
 
 
 def definition(settings: Settings) -> ToolDef:
