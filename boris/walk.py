@@ -258,10 +258,20 @@ def _sorted_entries(directory: str) -> list[os.DirEntry[str]] | None:
     except OSError:
         return None  # unreadable or vanished: skipped like git would
     entries.sort(key=_BY_NAME)
+    # Name order is the order of the names' bytes, as git and ripgrep have it. For
+    # ASCII names it is the order of the strings; not so once a name holds a byte
+    # that is not UTF-8 (a lone surrogate, between U+D7FF and U+E000) or a
+    # character past U+FFFF.
+    if not "".join(map(_BY_NAME, entries)).isascii():
+        entries.sort(key=_name_bytes)
     return entries
 
 
 _BY_NAME = attrgetter("name")
+
+
+def _name_bytes(entry: os.DirEntry[str]) -> bytes:
+    return os.fsencode(entry.name)
 
 
 @dataclass(slots=True)

@@ -31,6 +31,16 @@ def test_depth_first_in_name_order(tmp_path: Path) -> None:
     assert entries(tmp_path) == ["a/", "a/m/", "a/m/n.txt", "a/z.txt", "a.txt", "b.txt", "c/"]
 
 
+def test_name_order_is_the_order_of_the_names_bytes(tmp_path: Path) -> None:
+    """Entries come in the order of their names' bytes, as in git and ripgrep, also
+    for names that are not UTF-8 or hold characters past U+FFFF."""
+    names = [b"A", "a\u00e9".encode(), b"a\xe9", b"z", b"\xc3", "\u00e9".encode(),
+             "\U0001f600".encode(), b"\xff"]  # fmt: skip
+    for name in reversed(names):
+        (tmp_path / os.fsdecode(name)).write_text("")
+    assert [os.fsencode(rel) for rel in entries(tmp_path)] == names
+
+
 def test_git_and_node_modules_skipped_at_any_depth(tmp_path: Path) -> None:
     write_tree(
         tmp_path,
