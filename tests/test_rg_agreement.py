@@ -133,7 +133,7 @@ DIRS = ["", "a/", "a/b/", "a/b/c/", "d/", ".hid/", "node_modules/", "a/node_modu
 NON_UTF8 = os.fsdecode(b"n\xff.txt")
 NAMES = ["x.py", "y.txt", "z.log", "w.js", "v.vue", "c.H", "h.h", "composer.lock", ".env",
          "README.md", "data.json", NON_UTF8, "sp ace.txt", "build", "keep.log", "m.min.js",
-         "noext", "t.ts", "s.yaml", "e"]  # fmt: skip
+         "noext", "t.ts", "s.yaml", "e", "n\U0001f600.txt"]  # fmt: skip
 IGNORE_LINES = ["*.log", "!keep.log", "build/", "/y.txt", "y.txt", "a/**/z.log", "**/w.js",
                 "*.txt", "!y.txt", ".*", "!.gitignore", "b/", "/a/b", "a/b/", "node_modules",
                 "*.py", "!x.py", "**/build/**", "a/**", "d/**/", "*/", "# comment", "",
