@@ -21,8 +21,8 @@ from itertools import islice
 
 from boris.errors import Code, ToolFailure
 from boris.fileio import count_lines
+from boris.sniff import UTF8_BOM
 
-_BOM = b"\xef\xbb\xbf"
 # How many occurrences an ambiguity message lists by line number.
 _LISTED_OCCURRENCES = 10
 # Files are checked, split or decoded this many bytes at a time, so no step needs a
@@ -119,7 +119,7 @@ def insert(data: bytes, line: int, text: bytes, path: str, name: str = "new_str"
         return Edit(edited, len(data) + len(eol), len(edited), 1)
     terminated = text if text.endswith(b"\n") else text + eol
     if line == 0:
-        offset = len(_BOM) if data.startswith(_BOM) else 0
+        offset = len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0
     else:
         offset = _offset_after_line(data, line)
     edited = b"".join((data[:offset], terminated, data[offset:]))

@@ -12,6 +12,8 @@ from enum import StrEnum
 
 from fastmcp.exceptions import ToolError
 
+from boris.text import printable
+
 
 class Code(StrEnum):
     INVALID_INPUT = "INVALID_INPUT"
@@ -40,6 +42,7 @@ class ToolFailure(ToolError):
     """
 
     def __init__(self, code: Code, message: str) -> None:
+        message = printable(message)  # it may name a path that is not UTF-8
         super().__init__(f"[{code}] {message}", log_level=logging.DEBUG)
         self.code = code
         self.message = message

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from boris.sniff import UTF8_BOM
+
 #: A displayed line longer than this many characters is cut.
 MAX_LINE_CHARS = 2000
 #: A file viewed without a range shows at most this many lines.
@@ -25,7 +27,6 @@ MAX_VIEW_LINES = 2000
 #: Lines of context shown either side of an edit.
 CONTEXT_LINES = 4
 
-_BOM = b"\xef\xbb\xbf"
 # Reads and decodes happen in chunks of this size, so a file (or a single line) of any
 # length never needs more than one chunk of working memory beyond what is kept.
 _CHUNK = 1 << 18
@@ -90,8 +91,8 @@ def format_lines(lines: Sequence[bytes], first: int) -> str:
     width = len(str(first + len(lines) - 1))
     out = []
     for number, raw in enumerate(lines, first):
-        if number == 1 and raw.startswith(_BOM):
-            raw = raw[len(_BOM) :]
+        if number == 1 and raw.startswith(UTF8_BOM):
+            raw = raw[len(UTF8_BOM) :]
         out.append(f"{number:>{width}}\t{display_line(raw)}\n")
     return "".join(out)
 

@@ -36,7 +36,7 @@ from pydantic import ValidationError
 
 from boris import edits
 from boris.errors import ToolFailure
-from boris.walk import printable
+from boris.text import printable
 
 #: JSON escapes text without control characters to at most 3 bytes per byte of UTF-8:
 #: a 2-byte character written as ``\\uXXXX`` takes 6, a 4-byte one 12 (quotes,

@@ -10,8 +10,14 @@ ending ``\\r\\n`` is a line end (the ``\\r`` is not part of the line), so such f
 searched with their ``\\r`` before ``\\n`` removed. The few patterns whose meaning depends
 on seeing one line alone (``\\A``, ``\\z``) are run line by line.
 
-``multiline`` searches the whole file as it is with ``(?s)``; every line a match
-touches is a match line.
+``multiline`` searches the whole file as it is with ``(?ms)``, as ripgrep's
+``--multiline --multiline-dotall``: ``.`` crosses lines and ``^``/``$`` still match at
+line boundaries; every line a match touches is a match line. Without it, a pattern
+with a literal newline could never match, and is refused.
+
+Files are read whole. A NUL byte anywhere makes a file binary, and it is skipped. As
+in ripgrep, a UTF-8 byte order mark is not part of the text, and a file starting with
+a UTF-16 one is searched as the text it encodes (turned into UTF-8 first).
 
 This module imports nothing of the server: worker processes (boris.searchpool) load it
 to search files in parallel.
@@ -26,21 +32,27 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from boris.sniff import SNIFF_BYTES
+from boris.sniff import UTF8_BOM, UTF16_BE_BOM, UTF16_LE_BOM
 
-#: The first read of every file: enough for the binary sniff and for small files, and
-#: no more, since a good part of a tree can be binaries (compiled files, libraries)
-#: that are never searched.
+#: The first read of every file: all of most source files, and no more of a longer
+#: one before a NUL in it shows it is binary: a good part of a tree can be binaries
+#: (compiled files, libraries) that are never searched.
 _FIRST_READ = 1 << 12
 
-#: The second read, for a text file longer than the first: most source files end in it.
-_SECOND_READ = 1 << 16
-
-_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
+#: Opening a file to read, whatever it turns out to be: a FIFO or a device never
+#: blocks the open, and its type is then checked on the descriptor.
+OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
 
 
 class PatternError(ValueError):
-    """The regular expression does not compile; the message is RE2's."""
+    """The regular expression cannot be used: RE2's message, or why not."""
+
+
+#: Why a pattern with a literal newline is refused without ``multiline``.
+NEWLINE_WITHOUT_MULTILINE = (
+    "it contains a literal newline, which never matches because lines are searched "
+    "one at a time; set multiline: true to let matches span lines"
+)
 
 
 # --- the pattern -------------------------------------------------------------------
@@ -65,11 +77,13 @@ class Matcher:
         checked = compile_regex(source, options)
         if not checked.ok():
             raise PatternError(checked.error().decode("utf-8", "replace"))
+        if not multiline and has_literal_newline(pattern):
+            raise PatternError(NEWLINE_WITHOUT_MULTILINE)
         self.multiline = multiline
         self._anchor = re2._re2.RE2.Anchor.UNANCHORED
         if multiline:
             options.dot_nl = True
-            self._regex: Any = compile_regex(source, options)
+            self._regex: Any = compile_regex(b"(?m)" + source, options)
             self._one_line: Any = None
             self._per_line = False
         else:
@@ -213,6 +227,106 @@ def cannot_see_carriage_return(pattern: str) -> bool:
     return True
 
 
+def has_literal_newline(pattern: str) -> bool:
+    """Whether ``pattern`` (valid RE2) writes a newline as a literal character: typed
+    as is (also inside ``\\Q...\\E``), as an escape (``\\n``, ``\\x0A``,
+    ``\\x{A}``, ``\\012``), or as a character class that holds nothing else
+    (``[\\n]``).
+
+    Line-by-line matching can never match such a newline, and ripgrep refuses
+    these patterns the same way. What merely *may* match a newline (``\\s``,
+    ``[^a]``, ``(?s).``) is fine: it just never does, as in ripgrep.
+    """
+    i, n = 0, len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "\n":
+            return True
+        if ch == "\\":
+            if pattern.startswith("Q", i + 1):
+                end = pattern.find("\\E", i + 2)
+                quoted = pattern[i + 2 : n if end < 0 else end]
+                if "\n" in quoted:
+                    return True
+                i = n if end < 0 else end + 2
+                continue
+            value, i = _escape(pattern, i)
+            if value == 10:
+                return True
+            continue
+        if ch == "[":
+            end = _class_end(pattern, i)
+            if _is_newline_class(pattern[i:end]):
+                return True
+            i = end
+            continue
+        i += 1
+    return False
+
+
+def _escape(pattern: str, i: int) -> tuple[int | None, int]:
+    """The character an escape at ``i`` stands for (None for one that stands for a
+    class or an assertion) and the index after it."""
+    letter = pattern[i + 1] if i + 1 < len(pattern) else ""
+    if letter == "n":
+        return 10, i + 2
+    if letter == "x":
+        if pattern.startswith("{", i + 2):
+            end = pattern.find("}", i + 3)
+            return int(pattern[i + 3 : end], 16), end + 1
+        return int(pattern[i + 2 : i + 4], 16), i + 4
+    if "0" <= letter <= "7":  # octal: \0 with up to two more digits, \1-\7 with one or two
+        end = i + 2
+        while end < min(i + 4, len(pattern)) and "0" <= pattern[end] <= "7":
+            end += 1
+        return int(pattern[i + 1 : end], 8), end
+    if letter in "pP":
+        if pattern.startswith("{", i + 2):
+            return None, pattern.find("}", i + 3) + 1
+        return None, i + 3
+    return None, i + 2
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """The index after the character class that opens at ``start``, with RE2's
+    rules: a ``]`` right after ``[`` or ``[^`` is a member, ``[:name:]`` is one."""
+    i, n = start + 1, len(pattern)
+    if pattern.startswith("^", i):
+        i += 1
+    if pattern.startswith("]", i):
+        i += 1
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+        elif ch == "]":
+            return i + 1
+        elif pattern.startswith("[:", i) and (close := pattern.find(":]", i + 2)) >= 0:
+            i = close + 2
+        else:
+            i += 1
+    return n
+
+
+def _is_newline_class(text: str) -> bool:
+    """Whether the character class ``text`` holds the newline and nothing else."""
+    if "\\" not in text and "\n" not in text and not text.startswith("[^"):
+        return False  # plain members: it cannot be the newline alone
+    return _matches_only_newline(text)
+
+
+@functools.lru_cache(maxsize=256)
+def _matches_only_newline(regex: str) -> bool:
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    compiled = re2._re2.RE2(regex.encode(), options)
+    # For one character, the least and greatest possible matches are equal only
+    # when it can be just one character.
+    return bool(compiled.ok() and compiled.PossibleMatchRange(2) == (True, b"\n", b"\n"))
+
+
 def _is_past_last_line(data: bytes, offset: int) -> bool:
     # A file ending in "\n" has no line after it (an empty one has none at all): an
     # empty match there is not on a line.
@@ -233,32 +347,71 @@ def _all_lines(data: bytes) -> Iterator[tuple[int, int]]:
 
 
 def read_text_file(path: str, max_size: int) -> bytes | None:
-    """The bytes of a regular text file of at most ``max_size`` bytes; None for a file
-    grep skips (binary, too large, empty, not a regular file, unreadable).
+    """The text of a regular file of at most ``max_size`` bytes, as the bytes grep
+    searches (see :func:`as_text`); None for a file grep skips (binary, too large,
+    empty, not a regular file, unreadable)."""
+    read = _read_file(path, max_size)
+    return None if read is None or is_binary(read[0]) else read[0]
 
-    Small files take one read, most others two; only long files pay for a stat.
+
+def is_binary(text: bytes) -> bool:
+    """Whether a file's text (see :func:`as_text`) holds a NUL: it is binary, as in
+    ripgrep, wherever the NUL is."""
+    return text.find(b"\0") >= 0
+
+
+def _read_file(path: str, max_size: int) -> tuple[bytes, int] | None:
+    """A regular file's text as :func:`as_text` gives it, and its mtime (ns); None for
+    a file grep skips, though a binary file may still be returned: the caller tests
+    :func:`is_binary` (only once the text matches, which most do not).
+
+    The type is checked on the open descriptor, so a FIFO or a device that took a
+    file's place is never read. Most files take one read; a longer one a second,
+    unless its first part shows a NUL.
     """
     try:
-        fd = os.open(path, _OPEN_FLAGS)
+        fd = os.open(path, OPEN_FLAGS)
     except OSError:
         return None
     try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > max_size:
+            return None
         data = os.read(fd, _FIRST_READ)
-        if not data or data.find(b"\0", 0, SNIFF_BYTES) >= 0:  # a NUL there: binary
+        if not data:
+            return None
+        bom = data[0] in _BOM_FIRST_BYTES
+        # A NUL in the first part is binary (UTF-16 text is full of them): no more
+        # of it is read. One further on is found once the text matches.
+        if data.find(b"\0") >= 0 and not (bom and data.startswith((UTF16_LE_BOM, UTF16_BE_BOM))):
             return None
         if len(data) == _FIRST_READ:
-            more = os.read(fd, _SECOND_READ)
-            data += more
-            if len(more) == _SECOND_READ:
-                info = os.fstat(fd)
-                if not stat.S_ISREG(info.st_mode) or info.st_size > max_size:
-                    return None
-                data = _read_rest(fd, data, info.st_size)
-        return None if len(data) > max_size else data
+            data = _read_rest(fd, data, info.st_size)
     except OSError:
         return None
     finally:
         os.close(fd)
+    if bom:
+        data = as_text(data)
+    return (data, info.st_mtime_ns) if data else None
+
+
+#: The first bytes of the byte order marks: only files starting with one of them
+#: need a closer look.
+_BOM_FIRST_BYTES = frozenset({UTF8_BOM[0], UTF16_LE_BOM[0], UTF16_BE_BOM[0]})
+
+
+def as_text(data: bytes) -> bytes:
+    """A file's bytes as grep searches them. As in ripgrep, a UTF-8 byte order mark is
+    dropped, and a file that starts with a UTF-16 one is decoded (invalid sequences
+    become U+FFFD) and searched as UTF-8."""
+    if data.startswith(UTF8_BOM):
+        return data[len(UTF8_BOM) :]
+    if data.startswith(UTF16_LE_BOM):
+        return data[len(UTF16_LE_BOM) :].decode("utf-16-le", "replace").encode()
+    if data.startswith(UTF16_BE_BOM):
+        return data[len(UTF16_BE_BOM) :].decode("utf-16-be", "replace").encode()
+    return data
 
 
 def _read_rest(fd: int, head: bytes, size: int) -> bytes:
@@ -294,6 +447,11 @@ class FileTask:
     after: int = 0
     #: content mode: the most output lines a file needs to give (None: all).
     budget: int | None = None
+    #: content mode: a file stops giving lines once those after its first
+    #: ``skipped`` hold more than this many characters, more than any page shows
+    #: (None: no limit). Its first ``skipped`` lines may fall before the page.
+    max_chars: int | None = None
+    skipped: int = 0
 
     def matcher(self) -> Matcher:
         return compiled(self.pattern, self.case_insensitive, self.multiline)
@@ -312,24 +470,29 @@ Result = int | list[str] | None
 
 def search_file(task: FileTask, matcher: Matcher, label: str, path: str) -> Result:
     """Read and search one file; ``label`` is how content lines name it."""
-    data = read_text_file(path, task.max_size)
-    if data is None:
+    read = _read_file(path, task.max_size)
+    if read is None:
         return None
+    data, mtime = read
     data = matcher.prepare(data)
     mode = task.output_mode
+    # A binary file is told only once it matches: most files do not, and are then
+    # spared a scan for a NUL.
+    result: Result
     if mode == "count":
-        return matcher.count(data) or None
-    if mode == "content":
-        return render_file(label, data, matcher, task) or None
-    if not matcher.matches(data):
-        return None
-    try:
-        return os.stat(path).st_mtime_ns
-    except OSError:
-        return None  # gone since it was read
+        result = matcher.count(data) or None
+    elif mode == "content":
+        result = render_file(label, data, matcher, task) or None
+    else:
+        result = mtime if matcher.matches(data) else None
+    return None if result is None or is_binary(data) else result
 
 
 # --- content lines --------------------------------------------------------------------
+
+
+class _Full(Exception):
+    """A file has given all the lines a page can show."""
 
 
 def render_file(label: str, data: bytes, matcher: Matcher, task: FileTask) -> list[str]:
@@ -337,42 +500,54 @@ def render_file(label: str, data: bytes, matcher: Matcher, task: FileTask) -> li
     not touch (never before the first: the caller separates files).
 
     With a budget only enough match lines are found to fill it: one more than the
-    budget decides whether the last group merges with the next.
+    budget decides whether the last group merges with the next. With ``max_chars``
+    the lines stop once they overflow any page (a file of long lines cannot swell
+    the output).
     """
     before, after, budget = task.before, task.after, task.budget
     with_context = before > 0 or after > 0
     numbered = task.line_numbers
+    max_chars, skipped = task.max_chars, task.skipped
     lines = _Lines(data)
     out: list[str] = []
+    size = 0  # characters of the lines after the first ``skipped``
     emitted = -1  # number of the last line emitted (0-based), -1 before the first
     after_until = -1  # after-context of the previous match runs to this line
 
+    def add(line: str) -> None:
+        nonlocal size
+        out.append(line)
+        if max_chars is not None and len(out) > skipped:
+            size += len(line) + 1
+            if size > max_chars:
+                raise _Full
+
     def emit(number: int, span: tuple[int, int], mark: str) -> None:
         text = _line_text(data, *span)
-        if numbered:
-            out.append(f"{label}{mark}{number + 1}{mark}{text}")
-        else:
-            out.append(f"{label}{mark}{text}")
+        add(f"{label}{mark}{number + 1}{mark}{text}" if numbered else f"{label}{mark}{text}")
 
-    for found, (start, end) in enumerate(matcher.lines(data), 1):
-        number = lines.number_at(start)
-        # The previous match's after-context, up to this match.
-        while emitted < min(after_until, number - 1):
+    try:
+        for found, (start, end) in enumerate(matcher.lines(data), 1):
+            number = lines.number_at(start)
+            # The previous match's after-context, up to this match.
+            while emitted < min(after_until, number - 1):
+                emitted += 1
+                emit(emitted, lines.span(emitted), "-")
+            first = max(number - before, emitted + 1, 0)
+            if with_context and emitted >= 0 and first > emitted + 1:
+                add("--")
+            for context_line in range(first, number):
+                emit(context_line, lines.span(context_line), "-")
+            emit(number, (start, end), ":")
+            emitted = number
+            after_until = number + after
+            if budget is not None and found > budget:
+                break
+        while emitted < after_until and lines.exists(emitted + 1):
             emitted += 1
             emit(emitted, lines.span(emitted), "-")
-        first = max(number - before, emitted + 1, 0)
-        if with_context and emitted >= 0 and first > emitted + 1:
-            out.append("--")
-        for context_line in range(first, number):
-            emit(context_line, lines.span(context_line), "-")
-        emit(number, (start, end), ":")
-        emitted = number
-        after_until = number + after
-        if budget is not None and found > budget:
-            break
-    while emitted < after_until and lines.exists(emitted + 1):
-        emitted += 1
-        emit(emitted, lines.span(emitted), "-")
+    except _Full:
+        pass
     return out
 
 

@@ -13,35 +13,72 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 
 from boris.matching import OUTPUT_MODES, FileTask, Matcher, Result, search_file
+from boris.output import LIMIT, lines_within
 from boris.pathscope import PathScope
-from boris.walk import printable, walk
+from boris.text import printable
+from boris.walk import walk
 
-__all__ = ["OUTPUT_MODES", "Query", "compile_include", "grep", "search_files"]
+__all__ = ["OUTPUT_MODES", "Output", "Query", "compile_include", "grep", "search_files"]
 
-#: File types for grep's ``type`` filter: name → file name suffixes.
+#: File types for grep's ``type`` filter: name → the globs of ripgrep 14.1 for it
+#: (``rg --type-list``). They match a file's name, case-sensitively; each is a
+#: ``*`` and a suffix, or a whole name, with ``[...]`` for one of some characters.
 FILE_TYPES: dict[str, tuple[str, ...]] = {
-    "c": (".c", ".h"),
-    "cpp": (".cpp", ".cc", ".cxx", ".hpp", ".hh", ".hxx", ".h", ".inl"),
-    "css": (".css", ".scss"),
-    "go": (".go",),
-    "html": (".html", ".htm"),
-    "java": (".java",),
-    "js": (".js", ".mjs", ".cjs", ".jsx"),
-    "json": (".json",),
-    "markdown": (".md", ".markdown", ".mdx"),
-    "py": (".py", ".pyi"),
-    "rust": (".rs",),
-    "ts": (".ts", ".tsx", ".mts", ".cts"),
-    "yaml": (".yml", ".yaml"),
-}
+    "c": ("*.[chH]", "*.[chH].in", "*.cats"),
+    "cpp": (
+        "*.[ChH]", "*.[ChH].in", "*.[ch]pp", "*.[ch]pp.in", "*.[ch]xx", "*.[ch]xx.in",
+        "*.cc", "*.cc.in", "*.hh", "*.hh.in", "*.inl",
+    ),
+    "css": ("*.css", "*.scss"),
+    "go": ("*.go",),
+    "html": ("*.ejs", "*.htm", "*.html"),
+    "java": ("*.java", "*.jsp", "*.jspx", "*.properties"),
+    "js": ("*.cjs", "*.js", "*.jsx", "*.mjs", "*.vue"),
+    "json": ("*.json", "*.sarif", "composer.lock"),
+    "markdown": ("*.markdown", "*.md", "*.mdown", "*.mdwn", "*.mdx", "*.mkd", "*.mkdn"),
+    "py": ("*.py", "*.pyi"),
+    "rust": ("*.rs",),
+    "ts": ("*.cts", "*.mts", "*.ts", "*.tsx"),
+    "yaml": ("*.yaml", "*.yml"),
+}  # fmt: skip
 
 #: Other names accepted for a type.
 TYPE_ALIASES = {"python": "py", "typescript": "ts", "md": "markdown"}
 
 
-def file_type_suffixes(name: str) -> tuple[str, ...] | None:
-    """The suffixes of a ``type`` name or alias, None when unknown."""
-    return FILE_TYPES.get(TYPE_ALIASES.get(name, name))
+@dataclass(frozen=True)
+class NameFilter:
+    """A file type as a test on names: the walk asks it of every entry, so it is a
+    suffix test and a set lookup rather than a glob."""
+
+    suffixes: tuple[str, ...]
+    names: frozenset[str]
+
+    def __call__(self, name: str) -> bool:
+        return name.endswith(self.suffixes) or name in self.names
+
+
+def file_type_filter(name: str) -> NameFilter | None:
+    """The filter of a ``type`` name or alias, None when unknown."""
+    globs = FILE_TYPES.get(TYPE_ALIASES.get(name, name))
+    if globs is None:
+        return None
+    suffixes = [suffix for glob in globs if glob.startswith("*") for suffix in _spelled(glob[1:])]
+    names = [whole for glob in globs if not glob.startswith("*") for whole in _spelled(glob)]
+    return NameFilter(tuple(suffixes), frozenset(names))
+
+
+def _spelled(text: str) -> list[str]:
+    """Every spelling of ``text`` with each ``[...]`` replaced by one of its characters."""
+    start = text.find("[")
+    if start < 0:
+        return [text]
+    end = text.index("]", start)
+    return [
+        spelling
+        for choice in text[start + 1 : end]
+        for spelling in _spelled(text[:start] + choice + text[end + 1 :])
+    ]
 
 
 def type_names() -> str:
@@ -62,7 +99,7 @@ class Query:
     matcher: Matcher
     include: Callable[[str], object] | None
     include_has_slash: bool
-    suffixes: tuple[str, ...] | None
+    file_type: NameFilter | None
     head_limit: int
     offset: int
 
@@ -76,6 +113,16 @@ class Query:
         return self.offset + self.head_limit if self.head_limit else None
 
 
+@dataclass(frozen=True)
+class Output:
+    """The output lines (entries) from the requested offset on, at least to the end
+    of the page, and how many there are in all (None when the search stopped
+    before the end)."""
+
+    lines: list[str]
+    total: int | None
+
+
 def grep(root: str, label: str | None, query: Query, scope: PathScope) -> str:
     """Search ``root`` (a resolved, in-scope directory or file) and render the page.
 
@@ -83,39 +130,76 @@ def grep(root: str, label: str | None, query: Query, scope: PathScope) -> str:
     relative to ``root``.
     """
     files = _single_file(root, label, query) if label is not None else _tree(root, query, scope)
-    lines = search_files(files, query)
-    end = query.offset + query.head_limit if query.head_limit else None
-    return "\n".join(lines[query.offset : end])
+    return page(search_files(files, query), query)
+
+
+def page(output: Output, query: Query) -> str:
+    """The requested page of ``output``, cut at ``LIMIT`` characters if need be with a
+    last line that says what was left out and how to go on."""
+    lines = output.lines[: query.head_limit] if query.head_limit else output.lines
+    fit = lines_within(lines)
+    if fit == len(lines):
+        return "\n".join(lines)
+    first = query.offset + 1
+    unit = "lines" if query.output_mode == "content" else "files"
+    of = f" of {output.total}" if output.total is not None else ""
+    if fit == 0:  # a single line longer than the limit: show its beginning
+        text = lines[0][:LIMIT]
+        shown = f"{unit[:-1]} {first}{of}, cut to its first {LIMIT} of {len(lines[0])} characters"
+        fit = 1
+    else:
+        text = "\n".join(lines[:fit])
+        shown = f"{unit} {first}-{query.offset + fit}{of}"
+    more = "" if of else "; more follow"
+    return (
+        f"{text}\n\n[Truncated at {LIMIT} characters: showing {shown}{more}. "
+        f"To see more, call again with offset: {query.offset + fit}.]"
+    )
 
 
 def search_files(
     files: Iterable[tuple[str, str]], query: Query, *, parallel: bool = True
-) -> list[str]:
-    """The output lines (or entries) for ``(label, path)`` pairs, at least up to the
-    end of the requested page. Files are pulled lazily: content and count stop
-    pulling once the page is full; files_with_matches needs them all to sort."""
+) -> Output:
+    """The output for ``(label, path)`` pairs from the offset on, at least up to the
+    end of the requested page; lines before the offset are counted, not kept.
+
+    Files are pulled lazily: content stops pulling once the page is full or longer
+    than any page can show, count once the page is full; files_with_matches needs
+    them all to sort.
+    """
     results = _results(iter(files), query, parallel)
-    wanted = query.wanted
+    offset, wanted = query.offset, query.wanted
     if query.output_mode == "files_with_matches":
         hits = [(-_mtime(mtime), order, label) for order, (label, mtime) in enumerate(results)]
         hits.sort()  # newest first; equal times keep walk order
-        return [printable(label) for _, _, label in hits]
-    out: list[str] = []
+        return Output([label for _, _, label in hits[offset:]], len(hits))
+    kept: list[str] = []
+    produced = 0  # output lines so far, kept or not
+    content = query.output_mode == "content"
     with_context = query.task.before > 0 or query.task.after > 0
+    kept_chars = 0
+    complete = True
     try:
         for label, result in results:
-            if query.output_mode == "count":
-                out.append(f"{printable(label)}:{result}")
-            else:
+            if content:
                 assert isinstance(result, list)
-                if with_context and out:
-                    out.append("--")
-                out.extend(result)
-            if wanted is not None and len(out) >= wanted:
+                lines = ["--", *result] if with_context and produced else result
+            else:
+                lines = [f"{label}:{result}"]
+            start = max(offset - produced, 0)
+            produced += len(lines)
+            if start < len(lines):
+                new = lines[start:] if start else lines
+                kept.extend(new)
+                kept_chars += sum(len(line) + 1 for line in new)
+            if (wanted is not None and produced >= wanted) or (
+                content and kept_chars > LIMIT + 1  # more than any page shows
+            ):
+                complete = False
                 break
     finally:
         results.close()  # an early stop lets workers finish and go back idle
-    return out
+    return Output(kept, produced if complete else None)
 
 
 def _mtime(result: Result) -> int:
@@ -143,29 +227,38 @@ def _results(
 
 def _single_file(path: str, label: str, query: Query) -> Iterator[tuple[str, str]]:
     if _wanted_file(query, label.rpartition("/")[2]):
-        yield label, path
+        yield printable(label), path
 
 
 def _tree(root: str, query: Query, scope: PathScope) -> Iterator[tuple[str, str]]:
-    """The files of the walk that pass the include and type filters."""
-    suffixes, include = query.suffixes, query.include
+    """``(label, path)`` for the regular files of the walk that pass the include and
+    type filters; the label is how output shows the file (a name that is not UTF-8
+    with U+FFFD, as every output must be valid text). FIFOs, sockets and devices are
+    left out by their directory entry's type, never opened."""
+    file_type, include = query.file_type, query.include
     by_path = include is not None and query.include_has_slash
     names: Callable[[str], object] | None = None
-    if suffixes is not None and include is not None and not by_path:
-        names = lambda name: name.endswith(suffixes) and include(name)  # noqa: E731
-    elif suffixes is not None:
-        names = lambda name: name.endswith(suffixes)  # noqa: E731
+    if file_type is not None and include is not None and not by_path:
+        names = lambda name: file_type(name) and include(name)  # noqa: E731
+    elif file_type is not None:
+        names = file_type
     elif include is not None and not by_path:
         names = include
     # The walk filters by name where it can; a pattern with a "/" needs the path too.
     for rel, is_dir, entry in walk(root, scope, follow_symlinks=True, names=names):
-        if not is_dir and (not by_path or _wanted_file(query, rel)):
-            yield rel, entry.path
+        if is_dir or (by_path and not _wanted_file(query, rel)):
+            continue
+        try:
+            regular = entry.is_file()  # through a symlink; the listing knows the rest
+        except OSError:
+            continue
+        if regular:
+            yield rel if rel.isascii() else printable(rel), entry.path
 
 
 def _wanted_file(query: Query, rel: str) -> bool:
     name = rel.rpartition("/")[2]
-    if query.suffixes is not None and not name.endswith(query.suffixes):
+    if query.file_type is not None and not query.file_type(name):
         return False
     if query.include is None:
         return True

@@ -44,8 +44,8 @@ from boris.jsonrpc import (
 from boris.pathscope import PathScope
 from boris.session import Runtime, SessionStore
 from boris.settings import Settings
+from boris.text import printable
 from boris.tools import ToolDef, enabled_tools
-from boris.walk import printable
 
 log = logging.getLogger("boris")
 

@@ -11,6 +11,12 @@ import re
 #: How many leading bytes decide whether a file is text.
 SNIFF_BYTES = 512
 
+#: Byte order marks: UTF-8's (not part of the text), and UTF-16's little- and
+#: big-endian ones (the file is UTF-16 text).
+UTF8_BOM = b"\xef\xbb\xbf"
+UTF16_LE_BOM = b"\xff\xfe"
+UTF16_BE_BOM = b"\xfe\xff"
+
 # Control bytes that do not occur in text. Tab, LF, FF, CR and ESC are absent from this
 # set: they do occur in text (ESC in logs with ANSI colours).
 _BINARY_BYTE = re.compile(rb"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f]")

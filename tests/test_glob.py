@@ -167,6 +167,27 @@ async def test_skips_git_node_modules_ignored_and_denied(
     assert await glob(client, pattern="*", path="skips") == ".gitignore\nsrc\nsrc/main.js"
 
 
+async def test_inside_an_ignored_directory_and_in_nested_repositories(
+    client: Client[Any], workdir: Path
+) -> None:
+    """Listing an ignored directory lists it under the other rules still; a
+    directory holding .git has its own rules only."""
+    write_tree(
+        workdir / "ignoredroot",
+        {
+            ".git/HEAD": "",
+            ".gitignore": "build/\n*.log\n",
+            "build/x.log": "",
+            "build/y.txt": "",
+            "sub/.git/HEAD": "",
+            "sub/z.log": "",
+        },
+    )
+    assert await glob(client, pattern="*", path="ignoredroot/build") == "y.txt"
+    assert await glob(client, pattern="*.log", path="ignoredroot") == "sub/z.log"
+    assert await glob(client, pattern="*.log", path="ignoredroot/sub") == "z.log"
+
+
 async def test_symlinks(client: Client[Any], workdir: Path) -> None:
     root = write_tree(workdir / "links", {"real/inside.txt": "", "file.txt": ""})
     (root / "linked_dir").symlink_to(root / "real")

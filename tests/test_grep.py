@@ -7,6 +7,9 @@ One STDIO server serves the module (``--allow-dir`` its workdir, ``--deny-dir
 from __future__ import annotations
 
 import os
+import select
+import socket
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -179,6 +182,29 @@ async def test_separator_between_files_and_without_numbers(
     assert text == "a.txt-x\na.txt:hit\na.txt-y\n--\nb.txt:hit\nb.txt-z"
 
 
+async def test_an_explicit_side_overrides_context_even_when_zero(
+    client: Client[Any], compat: Client[Any], workdir: Path
+) -> None:
+    """context_before/context_after (-B/-A) given explicitly, 0 included, override
+    context on their side, as in ripgrep."""
+    write_tree(workdir / "ctxzero", {"n.txt": NUMBERS})
+    text = await grep(
+        client,
+        pattern="^line 5$",
+        path="ctxzero",
+        output_mode="content",
+        context=2,
+        context_after=0,
+    )
+    assert text == "n.txt-3-line 3\nn.txt-4-line 4\nn.txt:5:line 5"
+    result = await compat.call_tool(
+        "grep",
+        {"pattern": "^line 5$", "path": "ctxzero", "output_mode": "content", "-C": 1, "-B": 0},
+        raise_on_error=False,
+    )
+    assert ok_text(result) == "n.txt:5:line 5\nn.txt-6-line 6"
+
+
 async def test_context_ignored_in_other_modes(client: Client[Any], workdir: Path) -> None:
     write_tree(workdir / "ctxother", {"n.txt": NUMBERS})
     assert await grep(client, pattern="line 5$", path="ctxother", context=3) == "n.txt"
@@ -233,9 +259,133 @@ def test_head_limit_stops_reading_files_early() -> None:
     for mode in ("content", "count"):
         pulled.clear()
         query = search_query("import", mode, head_limit=2)
-        lines = engine.search_files(files(), query)
+        lines = engine.search_files(files(), query).lines
         assert len(lines) >= 2
         assert len(pulled) <= 2, mode
+
+
+# --- the output cap ------------------------------------------------------------------
+
+CAP = 30000
+
+
+def fitting(lines: list[str]) -> int:
+    """How many lines, from the first, a 30000-character result shows whole."""
+    size = -1
+    for count, line in enumerate(lines):
+        size += len(line) + 1
+        if size > CAP:
+            return count
+    return len(lines)
+
+
+async def test_output_over_30000_characters_is_cut_with_a_paging_note(
+    client: Client[Any], workdir: Path
+) -> None:
+    """Every output mode stops at 30000 characters, at a line boundary, with a last
+    line that says which lines (files) are shown, of how many when that is known,
+    and the offset to continue from."""
+    text = "x" * 70
+    files = {f"d/{n:03d}-{'n' * 100}.txt": f"{text} {n}\n" * 40 for n in range(300)}
+    write_tree(workdir / "cap", files)
+    paths = [name[2:] for name in sorted(files)]
+
+    listed = await grep(client, pattern="x", path="cap/d")
+    fit = fitting(paths)
+    assert fit < len(paths)
+    assert listed == "\n".join(paths[:fit]) + (
+        f"\n\n[Truncated at 30000 characters: showing files 1-{fit} of 300. "
+        f"To see more, call again with offset: {fit}.]"
+    )
+    counts = [f"{path}:40" for path in paths]
+    counted = await grep(client, pattern="x", path="cap/d", output_mode="count")
+    fit = fitting(counts)
+    assert counted == "\n".join(counts[:fit]) + (
+        f"\n\n[Truncated at 30000 characters: showing files 1-{fit} of 300. "
+        f"To see more, call again with offset: {fit}.]"
+    )
+
+    lines = [f"{path}:{i}:{text} {n}" for n, path in enumerate(paths) for i in range(1, 41)]
+    content = await grep(client, pattern="x", path="cap/d", output_mode="content")
+    fit = fitting(lines)
+    assert content == "\n".join(lines[:fit]) + (
+        f"\n\n[Truncated at 30000 characters: showing lines 1-{fit}; more follow. "
+        f"To see more, call again with offset: {fit}.]"
+    )
+    # The offset it names continues exactly where the page stopped.
+    following = await grep(
+        client, pattern="x", path="cap/d", output_mode="content", offset=fit, head_limit=3
+    )
+    assert following == "\n".join(lines[fit : fit + 3])
+    paged = await grep(client, pattern="x", path="cap/d", output_mode="content", offset=1000)
+    fit = fitting(lines[1000:])
+    assert paged == "\n".join(lines[1000 : 1000 + fit]) + (
+        f"\n\n[Truncated at 30000 characters: showing lines 1001-{1000 + fit}; more follow. "
+        f"To see more, call again with offset: {1000 + fit}.]"
+    )
+    # Within the limit nothing is added.
+    small = await grep(client, pattern="x", path="cap/d", output_mode="content", head_limit=5)
+    assert small == "\n".join(lines[:5])
+
+
+async def test_a_line_longer_than_the_cap_is_cut(tmp_path: Path) -> None:
+    long_line = "y" * 40_000
+    write_tree(tmp_path, {"a.txt": f"{long_line}\nshort y\n"})
+    async with stdio_client(workdir=tmp_path) as big:
+        arguments = {"pattern": "y", "output_mode": "content", "line_numbers": False}
+        first = f"a.txt:{long_line}"
+        assert text_of(await big.call_tool("grep", arguments)) == first[:CAP] + (
+            f"\n\n[Truncated at 30000 characters: showing line 1, cut to its first 30000 "
+            f"of {len(first)} characters; more follow. To see more, call again with offset: 1.]"
+        )
+        rest = await big.call_tool("grep", {**arguments, "offset": 1})
+        assert text_of(rest) == "a.txt:short y"
+
+
+def test_content_output_stops_growing_past_the_cap(tmp_path: Path) -> None:
+    # A file of matching lines renders only what a page can show, and the search
+    # pulls no more files once the output is over the limit.
+    big = tmp_path / "big.txt"
+    big.write_text("match me\n" * 200_000)
+    pulled: list[int] = []
+
+    def files() -> Any:
+        for n in range(50):
+            pulled.append(n)
+            yield f"f{n}", str(big)
+
+    task = matching.FileTask("match", False, False, "content", max_size=1 << 24, max_chars=CAP)
+    rendered = matching.search_file(task, task.matcher(), "big.txt", str(big))
+    assert isinstance(rendered, list)
+    assert sum(len(line) + 1 for line in rendered) <= CAP + 100
+    query = engine.Query(
+        task=task,
+        matcher=task.matcher(),
+        include=None,
+        include_has_slash=False,
+        file_type=None,
+        head_limit=0,
+        offset=0,
+    )
+    output = engine.search_files(files(), query, parallel=False)
+    assert output.total is None
+    assert pulled == [0]
+
+
+def test_lines_before_the_offset_are_counted_not_kept(tmp_path: Path) -> None:
+    # However far a page starts, the search holds only that page's lines.
+    text = tmp_path / "t.txt"
+    text.write_text("hit\n" * 1000)
+    query = search_query("hit", "content", head_limit=2)
+    query = engine.Query(**{**query.__dict__, "offset": 2500})
+    output = engine.search_files(((f"f{n}", str(text)) for n in range(3)), query, parallel=False)
+    assert output.lines[:2] == ["f2:501:hit", "f2:502:hit"]  # the rest of f2 at most
+    assert len(output.lines) == 500
+    assert output.total is None  # stopped at the end of the page
+    whole = engine.Query(**{**query.__dict__, "head_limit": 0})
+    output = engine.search_files(((f"f{n}", str(text)) for n in range(3)), whole, parallel=False)
+    assert len(output.lines) == 500
+    assert output.total == 3000
 
 
 # --- the pattern -------------------------------------------------------------------
@@ -296,6 +446,45 @@ async def test_multiline_spans_lines(client: Client[Any], workdir: Path) -> None
         client, pattern=pattern, path="multi", multiline=True, output_mode="content", context=1
     )
     assert content == "p.rs:1:struct Point {\np.rs:2:    x: i32,\np.rs:3:    y: i32,\np.rs-4-}"
+
+
+async def test_multiline_anchors_match_at_every_line(client: Client[Any], workdir: Path) -> None:
+    """With multiline the pattern runs as (?ms): "." crosses lines while "^" and "$"
+    still match at the start and end of every line, as ripgrep -U --multiline-dotall."""
+    write_tree(workdir / "mlanchors", {"a.txt": "a\nfoo\nbar\n"})
+
+    async def multiline(pattern: str) -> str:
+        return await grep(
+            client, pattern=pattern, path="mlanchors", multiline=True, output_mode="content"
+        )
+
+    assert await multiline("^foo") == "a.txt:2:foo"
+    assert await multiline("foo$.^bar") == "a.txt:2:foo\na.txt:3:bar"
+    assert await multiline(r"\Afoo") == ""  # \A and \z stay the ends of the file
+    assert await multiline(r"\Aa.foo") == "a.txt:1:a\na.txt:2:foo"
+
+
+async def test_a_literal_newline_needs_multiline(client: Client[Any], workdir: Path) -> None:
+    r"""Without multiline, lines are matched one at a time, so a newline written as a
+    literal character (typed, escaped, or a class of nothing else) can never match:
+    such a pattern is refused with a hint, as ripgrep refuses it. What may match a
+    newline among other characters (\s, [^x], (?s).) simply never matches one."""
+    write_tree(workdir / "newline", {"a.txt": "a\nb\na b\n"})
+    refused = ("a\\nb", "a\\x0Ab", "a\\x{a}b", "a\\012b", "a[\\n]b", "a\nb", "\\Q\n\\E", "x|\\n")
+    for pattern in refused:
+        assert await grep_error(client, pattern=pattern, path="newline") == (
+            f'[GREP_INVALID_PATTERN] invalid regular expression "{pattern}": it contains a '
+            "literal newline, which never matches because lines are searched one at a time; "
+            "set multiline: true to let matches span lines"
+        )
+    accepted = ("a\\sb", "a[^x]b", "(?s)a.b", "a[\\n ]b", "a[[:space:]]b", "a\\x0b?\\x20b")
+    for pattern in accepted:
+        text = await grep(client, pattern=pattern, path="newline", output_mode="content")
+        assert text == "a.txt:3:a b", pattern
+    spans = await grep(
+        client, pattern="a\\nb", path="newline", multiline=True, output_mode="content"
+    )
+    assert spans == "a.txt:1:a\na.txt:2:b"
 
 
 async def test_crlf_lines(client: Client[Any], workdir: Path) -> None:
@@ -392,13 +581,100 @@ async def test_skips_binary_large_ignored_and_denied_files(
             "secrets/key.txt": "hit\n",
             "node_modules/m.js": "hit\n",
             ".git/HEAD": "hit\n",
-            "late_nul.txt": "hit\n" + "y" * 600 + "\x00",  # NUL after the first 512 bytes
+            "late_nul.txt": "hit\n" + "y" * 600 + "\x00",  # a NUL anywhere: binary
+            "later_nul.txt": "hit\n" + "y" * 5000 + "\x00",  # also past the first read
             "ok.txt": "hit\n",
         },
     )
-    assert await grep(client, pattern="hit", path="skips", output_mode="count") == (
-        "late_nul.txt:1\nok.txt:1"
+    assert await grep(client, pattern="hit", path="skips", output_mode="count") == "ok.txt:1"
+
+
+async def test_types_are_ripgrep_globs_on_names(client: Client[Any], workdir: Path) -> None:
+    """A type stands for ripgrep 14.1's globs, matched case-sensitively against the
+    file name: js includes .vue, c includes .H, json includes composer.lock."""
+    names = ["a.vue", "b.js", "c.H", "d.h", "e.C", "f.c.in", "composer.lock", "g.json"]
+    write_tree(workdir / "rgtypes", {**{name: "hit\n" for name in names}, "h.JSON": "hit\n"})
+
+    async def of_type(name: str, **more: Any) -> str:
+        return await grep(client, pattern="hit", path="rgtypes", type=name, **more)
+
+    assert await of_type("js") == "a.vue\nb.js"
+    assert await of_type("c") == "c.H\nd.h\nf.c.in"
+    assert await of_type("cpp") == "c.H\nd.h\ne.C"
+    assert await of_type("json") == "composer.lock\ng.json"
+    assert await of_type("json", include="*.lock") == "composer.lock"
+
+
+async def test_byte_order_marks_and_utf16(client: Client[Any], workdir: Path) -> None:
+    """As in ripgrep, a UTF-8 byte order mark is not part of the first line, and a
+    file that starts with a UTF-16 (LE or BE) one is searched as the text it
+    encodes, its lines shown decoded. A NUL in the decoded text is still binary."""
+    write_tree(
+        workdir / "boms",
+        {
+            "utf8.txt": b"\xef\xbb\xbffoo\nbar\n",
+            "le.txt": b"\xff\xfe" + "foo\nbar \u00e9t\u00e9\r\n".encode("utf-16-le"),
+            "be.txt": b"\xfe\xff" + "x\nfoo bar\n".encode("utf-16-be"),
+            "nobom.txt": "foo\n".encode("utf-16-le"),  # NUL bytes and no BOM: binary
+            "nul.txt": b"\xff\xfe" + "foo\x00\n".encode("utf-16-le"),
+            "odd.txt": b"\xff\xfe" + "foo\n".encode("utf-16-le") + b"x",  # odd length
+        },
     )
+    text = await grep(client, pattern="^foo|bar|\ufffd", path="boms", output_mode="content")
+    assert text == (
+        "be.txt:2:foo bar\n"
+        "le.txt:1:foo\n"
+        "le.txt:2:bar \u00e9t\u00e9\n"
+        "odd.txt:1:foo\n"
+        "odd.txt:2:\ufffd\n"
+        "utf8.txt:1:foo\n"
+        "utf8.txt:2:bar"
+    )
+    single = await grep(client, pattern="^foo$", path="boms/utf8.txt", output_mode="count")
+    assert single == "boms/utf8.txt:1"
+
+
+def read_fifo(path: Path) -> bytes:
+    """What a writer sends through the FIFO at ``path``; never waits for one that is gone."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        select.select([fd], [], [], 10)
+        return os.read(fd, 100)
+    finally:
+        os.close(fd)
+
+
+async def test_fifos_sockets_and_devices_are_never_opened(
+    client: Client[Any], workdir: Path
+) -> None:
+    """Only regular files are searched: a FIFO, a socket or a device in the tree is
+    skipped without being opened, so grep neither waits on a FIFO nor takes the
+    data of a writer waiting on it."""
+    root = write_tree(workdir / "fifos", {"a.txt": "hit\n"})
+    os.mkfifo(root / "pipe.txt")
+    (root / "zero.txt").symlink_to("/dev/zero")
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(root / "sock.txt"))
+        with anyio.fail_after(10):  # a hang, not a speed bound
+            counted = await grep(client, pattern="hit", path="fifos", output_mode="count")
+        assert counted == "a.txt:1"
+    writer = await anyio.open_process(["sh", "-c", "printf 'hit\\n' > pipe.txt"], cwd=root)
+    try:
+        wchan = Path(f"/proc/{writer.pid}/wchan")
+        deadline = time.monotonic() + 10
+        while wchan.read_text() != "wait_for_partner":  # blocked opening the FIFO
+            assert time.monotonic() < deadline, "the writer never reached the FIFO"
+            await anyio.sleep(0.01)
+        with anyio.fail_after(10):
+            assert await grep(client, pattern="hit", path="fifos") == "a.txt"
+        assert writer.returncode is None  # still waiting for a reader
+        assert await anyio.to_thread.run_sync(read_fifo, root / "pipe.txt") == b"hit\n"
+        with anyio.fail_after(10):
+            await writer.wait()
+    finally:
+        if writer.returncode is None:
+            writer.kill()
+            await writer.wait()
 
 
 async def test_gitignore_negation_in_nested_files(client: Client[Any], workdir: Path) -> None:
@@ -416,6 +692,71 @@ async def test_gitignore_negation_in_nested_files(client: Client[Any], workdir: 
     )
     text = await grep(client, pattern="hit", path="nested", output_mode="count")
     assert text == "pkg/keep.gen:1\npkg/src.txt:1"
+
+
+async def test_search_inside_an_ignored_directory_keeps_the_other_rules(
+    client: Client[Any], workdir: Path
+) -> None:
+    """Naming an ignored directory searches it; every other rule still applies in it."""
+    write_tree(
+        workdir / "inignored",
+        {
+            ".git/HEAD": "",
+            ".gitignore": "build/\n*.log\n",
+            "build/x.log": "foo\n",
+            "build/y.txt": "foo\n",
+        },
+    )
+    assert await grep(client, pattern="foo", path="inignored/build") == "y.txt"
+    assert await grep(client, pattern="foo", path="inignored") == ""
+
+
+async def test_a_nested_repository_has_its_own_rules(client: Client[Any], workdir: Path) -> None:
+    """A directory holding .git starts a new repository: the outer .gitignore files
+    do not apply inside it, from the top or from inside."""
+    write_tree(
+        workdir / "nestedrepo",
+        {
+            ".git/HEAD": "",
+            ".gitignore": "*.log\n",
+            "a.log": "foo\n",
+            "sub/.git/HEAD": "",
+            "sub/x.log": "foo\n",
+        },
+    )
+    assert await grep(client, pattern="foo", path="nestedrepo") == "sub/x.log"
+    assert await grep(client, pattern="foo", path="nestedrepo/sub") == "x.log"
+
+
+async def test_a_name_that_is_not_utf8_is_shown_with_a_replacement_character(
+    client: Client[Any], workdir: Path
+) -> None:
+    """Every output line is text: bytes of a file name that are not UTF-8 are shown
+    as U+FFFD in every mode (content lines too), and the server goes on serving."""
+    root = write_tree(workdir / "badname", {})
+    (root / os.fsdecode(b"caf\xe9.txt")).write_text("hit\n")
+    for mode, expected in (
+        ("files_with_matches", "caf\ufffd.txt"),
+        ("count", "caf\ufffd.txt:1"),
+        ("content", "caf\ufffd.txt:1:hit"),
+    ):
+        assert await grep(client, pattern="hit", path="badname", output_mode=mode) == expected
+    assert await grep(client, pattern="hit", path="badname", context=1, output_mode="content") == (
+        "caf\ufffd.txt:1:hit"
+    )
+
+
+async def test_a_message_naming_a_path_that_is_not_utf8_is_text(
+    client: Client[Any], workdir: Path
+) -> None:
+    """A path resolved through a symlink may hold bytes that are not UTF-8: the
+    messages that name it show them as U+FFFD, and the server goes on serving."""
+    root = write_tree(workdir / "badtarget", {"ok.txt": "hit\n"})
+    (root / "dangling").symlink_to(os.fsdecode(b"missing\xe9"))
+    assert await grep_error(client, pattern="hit", path="badtarget/dangling") == (
+        f"[PATH_NOT_FOUND] path does not exist: {root}/missing\ufffd"
+    )
+    assert await grep(client, pattern="hit", path="badtarget") == "ok.txt"
 
 
 async def test_symlinks_followed_and_cycles_terminate(client: Client[Any], workdir: Path) -> None:
@@ -689,11 +1030,12 @@ async def test_long_search_does_not_stall_other_sessions(tmp_path: Path) -> None
 
 
 def test_matcher_file_reading_rules(tmp_path: Path) -> None:
-    # read_text_file: binary by NUL in the first 512 bytes, size limit, empty files.
+    # read_text_file: binary by a NUL anywhere, size limit, empty files.
     write_tree(
         tmp_path,
         {
             "bin": b"a\x00b",
+            "late_bin": b"a" * 70_000 + b"\x00",
             "empty": "",
             "big": "x" * 100,
             "text": "hello\n",
@@ -701,6 +1043,7 @@ def test_matcher_file_reading_rules(tmp_path: Path) -> None:
         },
     )
     assert matching.read_text_file(str(tmp_path / "bin"), 1000) is None
+    assert matching.read_text_file(str(tmp_path / "late_bin"), 1 << 20) is None
     assert matching.read_text_file(str(tmp_path / "empty"), 1000) is None
     assert matching.read_text_file(str(tmp_path / "big"), 99) is None
     assert matching.read_text_file(str(tmp_path / "text"), 1000) == b"hello\n"

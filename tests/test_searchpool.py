@@ -48,7 +48,8 @@ def query(mode: str, *, context: int = 0, head_limit: int = 0) -> engine.Query:
 
 
 def run(root: Path, q: engine.Query, parallel: bool) -> list[str]:
-    return engine.search_files(engine._tree(str(root), q, PathScope([], [])), q, parallel=parallel)
+    files = engine._tree(str(root), q, PathScope([], []))
+    return engine.search_files(files, q, parallel=parallel).lines
 
 
 @pytest.mark.parametrize(

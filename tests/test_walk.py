@@ -10,7 +10,8 @@ import os
 from pathlib import Path
 
 from boris.pathscope import PathScope
-from boris.walk import printable, walk
+from boris.text import printable
+from boris.walk import walk
 from tests.trees import write_tree
 
 OPEN = PathScope([], [])
@@ -28,6 +29,16 @@ def test_depth_first_in_name_order(tmp_path: Path) -> None:
     # "a" sorts before "a.txt", so a's contents come before a.txt (walk order).
     write_tree(tmp_path, {"b.txt": "", "a.txt": "", "a/z.txt": "", "a/m/n.txt": "", "c/": ""})
     assert entries(tmp_path) == ["a/", "a/m/", "a/m/n.txt", "a/z.txt", "a.txt", "b.txt", "c/"]
+
+
+def test_name_order_is_the_order_of_the_names_bytes(tmp_path: Path) -> None:
+    """Entries come in the order of their names' bytes, as in git and ripgrep, also
+    for names that are not UTF-8 or hold characters past U+FFFF."""
+    names = [b"A", "a\u00e9".encode(), b"a\xe9", b"z", b"\xc3", "\u00e9".encode(),
+             "\U0001f600".encode(), b"\xff"]  # fmt: skip
+    for name in reversed(names):
+        (tmp_path / os.fsdecode(name)).write_text("")
+    assert [os.fsencode(rel) for rel in entries(tmp_path)] == names
 
 
 def test_git_and_node_modules_skipped_at_any_depth(tmp_path: Path) -> None:
@@ -104,6 +115,18 @@ def test_invalid_gitignore_lines_are_skipped(tmp_path: Path) -> None:
     assert entries(tmp_path) == [".gitignore", "a.log", "b.txt"]
 
 
+def test_every_rule_of_a_long_gitignore_applies(tmp_path: Path) -> None:
+    """A .gitignore of tens of thousands of rules (under the 1 MB read) is applied
+    whole, the last matching rule deciding, however many rules RE2 can hold at once."""
+    rules = [f"/never{n}/*.tmp" for n in range(30_000)]
+    rules[10] = "*.log"
+    rules[15_000] = "!keep.log"
+    rules[-1] = "last.txt"
+    write_tree(tmp_path, {"a.log": "", "keep.log": "", "last.txt": "", "other.txt": ""})
+    (tmp_path / ".gitignore").write_text("\n".join(rules) + "\n")
+    assert entries(tmp_path) == [".gitignore", "keep.log", "other.txt"]
+
+
 def test_a_file_in_an_ignored_directory_cannot_be_re_included(tmp_path: Path) -> None:
     # git does not look inside an excluded directory, so "!" below it has no effect.
     write_tree(tmp_path, {".gitignore": "dist/\n!dist/keep.js\n", "dist/keep.js": ""})
@@ -136,6 +159,91 @@ def test_explicit_root_inside_an_ignored_directory_is_searched(tmp_path: Path) -
         {".git/HEAD": "", ".gitignore": "build/\n", "build/gen/x.c": "", "build/.gitignore": ""},
     )
     assert entries(tmp_path / "build") == [".gitignore", "gen/", "gen/x.c"]
+
+
+def test_rules_still_apply_below_a_root_inside_an_ignored_directory(tmp_path: Path) -> None:
+    """Searching inside an ignored directory drops only its own exclusion: every
+    other rule of the repository still applies below it."""
+    write_tree(
+        tmp_path,
+        {
+            ".git/HEAD": "",
+            ".gitignore": "build/\n*.log\n/build/gen/skip.c\n",
+            "build/x.log": "",
+            "build/y.txt": "",
+            "build/gen/skip.c": "",
+            "build/gen/keep.c": "",
+        },
+    )
+    assert entries(tmp_path / "build") == ["gen/", "gen/keep.c", "y.txt"]
+    assert entries(tmp_path / "build" / "gen") == ["keep.c"]
+
+
+def test_a_rule_matches_a_path_itself_not_the_paths_below_it(tmp_path: Path) -> None:
+    """A rule decides about the paths it matches; a "!dir/" that re-includes a
+    directory does not re-include the files inside it that another rule ignores."""
+    write_tree(
+        tmp_path,
+        {
+            ".gitignore": "*.txt\nfoo/\n",
+            "sub/.gitignore": "!foo/\n",
+            "sub/foo/a.txt": "",
+            "sub/foo/b.md": "",
+        },
+    )
+    assert entries(tmp_path) == [".gitignore", "sub/", "sub/.gitignore", "sub/foo/", "sub/foo/b.md"]
+
+
+def test_directory_rules_with_globstars(tmp_path: Path) -> None:
+    """ "x/**" ignores everything below x but not x; "x/**/" only the directories
+    below x; "*/**" everything at least two levels down."""
+    write_tree(tmp_path, {"a/f": "", "a/d/g": "", "b/f": "", "b/d/g": "", "c/f": "", "c/d/": ""})
+    (tmp_path / ".gitignore").write_text("a/**\nb/**/\n")
+    assert entries(tmp_path) == [".gitignore", "a/", "b/", "b/f", "c/", "c/d/", "c/f"]
+    (tmp_path / ".gitignore").write_text("*/**\n")
+    assert entries(tmp_path) == [".gitignore", "a/", "b/", "c/"]
+
+
+def test_a_nested_repository_is_not_reached_by_the_outer_rules(tmp_path: Path) -> None:
+    """A directory holding .git is a repository of its own: the .gitignore files
+    above it do not apply inside it, whichever directory the search starts from."""
+    write_tree(
+        tmp_path,
+        {
+            ".git/HEAD": "",
+            ".gitignore": "*.log\n",
+            "top.log": "",
+            "sub/.git/HEAD": "",
+            "sub/x.log": "",
+            "sub/.gitignore": "*.tmp\n",
+            "sub/deep/y.log": "",
+            "sub/deep/z.tmp": "",
+            "wt/.git": "gitdir: elsewhere",  # a worktree or submodule: .git is a file
+            "wt/w.log": "",
+        },
+    )
+    assert entries(tmp_path) == [
+        ".gitignore",
+        "sub/",
+        "sub/.gitignore",
+        "sub/deep/",
+        "sub/deep/y.log",
+        "sub/x.log",
+        "wt/",
+        "wt/w.log",
+    ]
+    assert entries(tmp_path / "sub") == [".gitignore", "deep/", "deep/y.log", "x.log"]
+    assert entries(tmp_path / "sub" / "deep") == ["y.log"]
+
+
+def test_a_gitignore_that_is_a_fifo_is_not_read(tmp_path: Path) -> None:
+    # Opening a FIFO for reading blocks until a writer comes: no walk may wait on
+    # one, whether it sits in the tree or above the root.
+    write_tree(tmp_path, {".git/HEAD": "", "sub/a.txt": ""})
+    os.mkfifo(tmp_path / ".gitignore")
+    os.mkfifo(tmp_path / "sub" / ".gitignore")
+    assert entries(tmp_path) == [".gitignore", "sub/", "sub/.gitignore", "sub/a.txt"]
+    assert entries(tmp_path / "sub") == [".gitignore", "a.txt"]
 
 
 def test_circular_symlinks_end(tmp_path: Path) -> None:
@@ -223,3 +331,21 @@ def test_undecodable_names_are_made_printable(tmp_path: Path) -> None:
     assert printable(rels[1]) == "caf\ufffd.txt"
     assert printable("plain/ascii") == "plain/ascii"
     assert printable("déjà/vu") == "déjà/vu"
+
+
+def test_gitignore_rules_match_the_names_bytes(tmp_path: Path) -> None:
+    """As in git, a .gitignore rule is matched against a name's bytes: "?" is one byte,
+    so it does not stand for a character that takes several; a rule's own non-ASCII
+    text matches the same text in a name; a name that is not UTF-8 can be ignored."""
+    write_tree(
+        tmp_path,
+        {
+            ".gitignore": "n?.txt\ncafé*\nold?.log\n",
+            "n\U0001f600.txt": "",  # four bytes after "n": not ignored
+            "na.txt": "",
+            "café.md": "",
+            "cafe.md": "",
+        },
+    )
+    (tmp_path / os.fsdecode(b"old\xe9.log")).write_text("")  # one byte: ignored
+    assert entries(tmp_path) == [".gitignore", "cafe.md", "n\U0001f600.txt"]

@@ -64,7 +64,7 @@ def search_query(
         matcher=task.matcher(),
         include=None,
         include_has_slash=False,
-        suffixes=None,
+        file_type=None,
         head_limit=head_limit,
         offset=0,
     )

@@ -10,7 +10,7 @@ from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from boris.errors import Code, ToolFailure
-from boris.output import LIMIT
+from boris.output import LIMIT, lines_within
 from boris.pathscope import PathScope
 from boris.patterns import pattern_problem, strip_trailing_slashes
 from boris.session import Session, current_session
@@ -33,13 +33,13 @@ one per line; .git, node_modules and gitignored entries are skipped, other hidde
 files are included, symlinked directories are listed but not entered. type limits \
 results to files or directories. Nothing found gives "No files found"."""
 
-COMPAT_DESCRIPTION = """\
+COMPAT_DESCRIPTION = f"""\
 - Fast file pattern matching tool that works with any codebase size
 - Supports glob patterns like "**/*.js" or "src/**/*.ts"
 - Returns matching file paths sorted by modification time, newest first
 - Use this tool when you need to find files by name patterns
 - Skips .git, node_modules and files ignored by .gitignore
-- Output is capped at 30000 characters"""
+- Output is capped at {LIMIT} characters"""
 
 _PATTERN = 'The glob pattern to match files against (e.g. "**/*.py", "*.{ts,tsx}").'
 _PATH = "The directory to search in. Defaults to the current working directory."
@@ -99,7 +99,8 @@ def matching_paths(root: str, pattern: str, kind: str | None, scope: PathScope) 
 
     A pattern ending in ``/`` matches directories only, as in .gitignore."""
     from boris.search import compile_include
-    from boris.walk import printable, walk
+    from boris.text import printable
+    from boris.walk import walk
 
     directories_only = pattern.endswith("/")
     if directories_only:
@@ -130,22 +131,16 @@ def matching_paths(root: str, pattern: str, kind: str | None, scope: PathScope) 
 
 
 def render(paths: list[str]) -> str:
-    """The paths, one a line; past ``LIMIT`` characters cut at a line, with a note."""
+    """The result: the paths, cut at a line boundary to fit ``LIMIT`` characters."""
     if not paths:
         return NOTHING_FOUND
-    text = "\n".join(paths)
-    if len(text) <= LIMIT:
-        return text
-    shown: list[str] = []
-    size = 0
-    for item in paths:
-        size += len(item) + 1
-        if size > LIMIT:
-            break
-        shown.append(item)
+    shown = lines_within(paths)
+    if shown == len(paths):
+        return "\n".join(paths)
+    size = sum(len(path) for path in paths) + len(paths) - 1
     return (
-        "\n".join(shown) + f"\n\n[Truncated: {len(paths)} paths matched ({len(text)} "
-        f"characters), showing the first {len(shown)}. Use a more specific pattern or path.]"
+        "\n".join(paths[:shown]) + f"\n\n[Truncated: {len(paths)} paths matched ({size} "
+        f"characters), showing the first {shown}. Use a more specific pattern or path.]"
     )
 
 

@@ -17,6 +17,7 @@ from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from boris.errors import Code, ToolFailure, io_error
+from boris.output import LIMIT
 from boris.patterns import pattern_problem
 from boris.session import Session, current_session
 from boris.settings import Settings
@@ -24,7 +25,7 @@ from boris.tools import ToolDef
 
 Count = Annotated[int, Field(ge=0)]
 
-DESCRIPTION = """\
+DESCRIPTION = f"""\
 Search file contents with a regular expression (RE2 syntax, the dialect of Go's \
 regexp: no backreferences or lookaround, linear-time matching).
 
@@ -36,9 +37,12 @@ numbers), with optional context lines shown as path-LINE-text and "--" between g
 - output_mode "count": path:N, the number of matching lines per file.
 Paths are relative to the searched directory. Filter files with include (a glob such \
 as "*.py" or "src/**/*.ts") and/or type (e.g. "py", "js", "rust"). head_limit and \
-offset page through long results. No match gives an empty result."""
+offset page through long results; output over {LIMIT} characters is cut at a line, \
+with a last line giving the offset to continue from. No match gives an empty \
+result."""
 
-COMPAT_DESCRIPTION = """\
+COMPAT_DESCRIPTION = (
+    """\
 A fast content search tool for any codebase size, built on RE2 regular expressions.
 
 Usage:
@@ -52,7 +56,10 @@ parameter (e.g. "js", "py", "rust").
 only file paths, newest first, "count" shows match counts per file.
 - Patterns match within single lines by default. For patterns that span lines, like \
 "struct \\{[\\s\\S]*?field", set multiline: true.
-- Use head_limit and offset to page through large results."""
+- Use head_limit and offset to page through large results. Output is capped at \
+"""
+    + f"{LIMIT} characters; a cut result ends with the offset to continue from."
+)
 
 # Parameter descriptions shared by both schemas.
 _PATTERN = "The regular expression to search for (RE2 syntax)."
@@ -72,8 +79,9 @@ _HEAD_LIMIT = (
 )
 _OFFSET = "Skip the first N output lines or entries before applying head_limit."
 _MULTILINE = (
-    "Let the pattern span lines: it is matched against the whole file and '.' matches "
-    "newlines. Every line a match touches is a match line."
+    "Let the pattern span lines: it is matched against the whole file, '.' matches "
+    "newlines and ^/$ still match at every line. Every line a match touches is a match "
+    "line. Needed for a pattern with a literal newline (\\n)."
 )
 
 
@@ -85,11 +93,13 @@ def grep(
     output_mode: Annotated[str, Field(description=_MODE)] = "files_with_matches",
     line_numbers: Annotated[bool, Field(description="Show line numbers in content output.")] = True,
     context_before: Annotated[
-        Count, Field(description="Lines of context to show before each match (content).")
-    ] = 0,
+        Count | SkipJsonSchema[None],
+        Field(description="Lines of context to show before each match (content)."),
+    ] = None,
     context_after: Annotated[
-        Count, Field(description="Lines of context to show after each match (content).")
-    ] = 0,
+        Count | SkipJsonSchema[None],
+        Field(description="Lines of context to show after each match (content)."),
+    ] = None,
     context: Annotated[
         Count,
         Field(description="Lines of context before and after each match (content)."),
@@ -117,7 +127,7 @@ def grep(
         line_numbers=_given(flag_n, line_numbers),
         before=_count("-B", flag_b, context_before),
         after=_count("-A", flag_a, context_after),
-        context=_count("-C", flag_c, context),
+        context=_count("-C", flag_c, context) or 0,
         case_insensitive=_given(flag_i, case_insensitive),
         multiline=multiline,
         head_limit=head_limit,
@@ -139,21 +149,21 @@ def grep_compat(
         ),
     ] = "files_with_matches",
     flag_b: Annotated[
-        Count,
+        Count | SkipJsonSchema[None],
         Field(
             alias="-B",
             description="Number of lines to show before each match. Requires output_mode: "
             '"content", ignored otherwise.',
         ),
-    ] = 0,
+    ] = None,
     flag_a: Annotated[
-        Count,
+        Count | SkipJsonSchema[None],
         Field(
             alias="-A",
             description="Number of lines to show after each match. Requires output_mode: "
             '"content", ignored otherwise.',
         ),
-    ] = 0,
+    ] = None,
     flag_c: Annotated[
         Count,
         Field(
@@ -233,7 +243,7 @@ def _given(hidden: bool | None, shown: bool) -> bool:
     return shown if hidden is None else hidden
 
 
-def _count(name: str, hidden: int | None, shown: int) -> int:
+def _count(name: str, hidden: int | None, shown: int | None) -> int | None:
     if hidden is None:
         return shown
     if hidden < 0:
@@ -259,8 +269,8 @@ def search(
     file_type: str | None,
     output_mode: str,
     line_numbers: bool,
-    before: int,
-    after: int,
+    before: int | None,
+    after: int | None,
     context: int,
     case_insensitive: bool,
     multiline: bool,
@@ -284,10 +294,10 @@ def search(
             Code.GREP_INVALID_OUTPUT_MODE,
             f'invalid output_mode "{output_mode}"; use one of: {", ".join(engine.OUTPUT_MODES)}',
         )
-    suffixes = None
+    type_filter = None
     if file_type:
-        suffixes = engine.file_type_suffixes(file_type)
-        if suffixes is None:
+        type_filter = engine.file_type_filter(file_type)
+        if type_filter is None:
             raise ToolFailure(
                 Code.INVALID_INPUT,
                 f'unknown type "{file_type}"; valid types: {engine.type_names()}',
@@ -327,8 +337,9 @@ def search(
             )
         label = path
 
-    # A side given on its own (non-zero) wins over the symmetric context.
-    before, after = before or context, after or context
+    # A side given on its own (0 too) wins over the symmetric context, as in ripgrep.
+    before = context if before is None else before
+    after = context if after is None else after
     wanted = offset + head_limit if head_limit else None
     task = matching.FileTask(
         pattern=pattern,
@@ -340,13 +351,15 @@ def search(
         before=before,
         after=after,
         budget=wanted,
+        max_chars=LIMIT,
+        skipped=offset,
     )
     query = engine.Query(
         task=task,
         matcher=matcher,
         include=include_matcher,
         include_has_slash=include_has_slash,
-        suffixes=suffixes,
+        file_type=type_filter,
         head_limit=head_limit,
         offset=offset,
     )

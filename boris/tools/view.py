@@ -24,8 +24,8 @@ from boris.place import locate
 from boris.session import Session, current_session
 from boris.settings import Settings
 from boris.sniff import SNIFF_BYTES, image_type, is_svg, looks_binary
+from boris.text import printable
 from boris.tools import ToolDef
-from boris.walk import printable
 
 PathArg = Annotated[
     str,
