@@ -11,8 +11,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     # Boris runs inside users' repositories: fastmcp must not pick up a .env of
     # the current directory, check for updates over the network, or print a banner.
     # Set before fastmcp is first imported, since it reads them at import time.
-    # Commands run through bash get the user's values back (boris.environment).
-    from boris.environment import set_for_server
+    # Commands run through bash get the user's values back (boris.shell.environment).
+    from boris.shell.environment import set_for_server
 
     set_for_server("FASTMCP_ENV_FILE", os.devnull)
     set_for_server("FASTMCP_CHECK_FOR_UPDATES", "off")
@@ -29,7 +29,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     logs.configure(settings.log_level, settings.log_format)
 
-    from boris.server import serve
+    from boris.app import serve
 
     serve(settings)
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 import anyio
 
 from boris.errors import Code, ToolFailure
-from boris.pathscope import PathScope
+from boris.files.scope import PathScope
 from boris.settings import Settings
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ class Session:
     runtime: Runtime
     cwd: str
     tasks: dict[str, BackgroundTask] = field(default_factory=dict)
-    # Ids of background tasks that finished and expired unread, oldest first (boris.tasks).
+    # Ids of background tasks that finished and expired unread, oldest first (boris.shell.tasks).
     expired_tasks: dict[str, None] = field(default_factory=dict)
     closed: bool = False
     # Sync tools run in worker threads, so shared state is guarded by a real lock.

@@ -29,9 +29,9 @@ from pydantic import (
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from boris import __version__
-from boris.pathscope import normalise_deny_pattern, resolve_allow_dir
-from boris.patterns import pattern_problem, split_outside_braces
-from boris.tools import valid_disable_names
+from boris.files.scope import normalise_deny_pattern, resolve_allow_dir
+from boris.search.globs import pattern_problem, split_outside_braces
+from boris.toolset import valid_disable_names
 
 # Applied to the stripped value: one way to match any text, so linear in its length.
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([KMG]?B)?", re.IGNORECASE)

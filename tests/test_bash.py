@@ -17,7 +17,7 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from boris.server import build_server
+from boris.app import build_server
 from boris.settings import Settings
 from boris.tools.bash import MAX_TIMEOUT_MS, effective_timeout
 from tests.pids import pid_alive, pids_in, wait_gone

@@ -13,8 +13,8 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 
-from boris.output import Capture, sections, truncated
-from boris.progress import BURST, LineSplitter
+from boris.shell.capture import Capture, sections, truncated
+from boris.shell.progress import BURST, LineSplitter
 
 
 def splits(text: str, cuts: list[int]) -> list[str]:

@@ -19,13 +19,13 @@ from hypothesis import strategies as st
 from mcp_types import ImageContent
 
 from boris.errors import ToolFailure
-from boris.fileio import read_lines
-from boris.pathscope import PathScope
+from boris.files.display import read_lines
+from boris.files.scope import PathScope
 from boris.session import Runtime, Session
 from boris.settings import Settings
 from boris.tools.create_file import create
-from boris.tools.editor import str_replace_editor
 from boris.tools.str_replace import replace_in_file
+from boris.tools.str_replace_editor import str_replace_editor
 from boris.tools.view import view_path
 
 BOM = b"\xef\xbb\xbf"

@@ -18,8 +18,7 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from boris import matching
-from boris import search as engine
+from boris.search import engine, matching
 from tests.support import (
     error_text,
     http_client,

@@ -16,8 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from boris.errors import Code, ToolFailure
-from boris.pathscope import PathScope, is_within
-from boris.patterns import pattern_problem, split_outside_braces
+from boris.files.scope import PathScope, is_within
+from boris.search.globs import pattern_problem, split_outside_braces
 from tests.support import BORIS, INITIALIZE, error_text, ok_text, server_env, stdio_client
 from tests.trees import write_tree
 

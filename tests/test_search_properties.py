@@ -2,7 +2,7 @@
 
 The engine searches whole buffers and maps offsets to lines; the references here do
 what a line-by-line grep does. These call the functions the server runs directly
-(boris.search, boris.globmatch), for speed.
+(boris.search.engine, boris.search.globs), for speed.
 """
 
 from __future__ import annotations
@@ -16,11 +16,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from wcmatch import glob as wcglob
 
-from boris import matching
-from boris import search as engine
-from boris.globmatch import _re2_glob, compile_glob
-from boris.pathscope import PathScope
-from boris.patterns import parse, pattern_problem
+from boris.files.scope import PathScope
+from boris.search import engine, matching
+from boris.search.globs import _re2_glob, compile_glob, parse, pattern_problem
 
 MAX_SIZE = 300
 

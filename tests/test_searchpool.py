@@ -1,4 +1,4 @@
-"""Large greps are searched by worker processes (boris.searchpool): same output, and the
+"""Large greps are searched by worker processes (boris.search.pool): same output, and the
 workers never outlive their server or leave a search half read.
 """
 
@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from boris import search as engine
-from boris.pathscope import PathScope
-from boris.searchpool import Pool, search_here
+from boris.files.scope import PathScope
+from boris.search import engine
+from boris.search.pool import Pool, search_here
 from tests.support import http_client, http_server, text_of
 from tests.trees import search_query, set_mtimes, write_tree
 
@@ -138,7 +138,7 @@ def test_workers_that_cannot_start_leave_the_search_to_this_process(
     big_tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A worker that exits at once (as one would where Python cannot import Boris).
-    monkeypatch.setattr("boris.searchpool._WORKER_CODE", "import sys; sys.exit(3)")
+    monkeypatch.setattr("boris.search.pool._WORKER_CODE", "import sys; sys.exit(3)")
     q = query("files_with_matches")
     files = list(engine._tree(str(big_tree), q, PathScope([], [])))
     pool = Pool(2)

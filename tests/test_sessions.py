@@ -22,11 +22,11 @@ import pytest
 from fastmcp import Client
 
 from boris.errors import ToolFailure
-from boris.pathscope import PathScope
-from boris.process import child_environment
+from boris.files.scope import PathScope
 from boris.session import Runtime, Session
 from boris.settings import Settings
-from boris.tasks import start as start_task
+from boris.shell.process import child_environment
+from boris.shell.tasks import start as start_task
 from tests.pids import pid_alive, pids_in, wait_gone
 from tests.support import (
     BORIS,

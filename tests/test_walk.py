@@ -1,4 +1,4 @@
-"""The directory walk grep and glob share (boris.walk): order, skips, .gitignore, symlinks.
+"""The directory walk grep and glob share (boris.search.walk): order, skips, .gitignore, symlinks.
 
 These call the walk directly; tests/test_grep.py and tests/test_glob.py check the same
 rules end to end through a server.
@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from boris.pathscope import PathScope
+from boris.files.scope import PathScope
+from boris.search.walk import walk
 from boris.text import printable
-from boris.walk import walk
 from tests.trees import write_tree
 
 OPEN = PathScope([], [])

@@ -6,8 +6,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from boris import matching
-from boris import search as engine
+from boris.search import engine, matching
 
 #: A fixed point in time the tests count mtimes from (2024-01-01T00:00:00Z).
 EPOCH = 1_704_067_200

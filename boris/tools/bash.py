@@ -20,14 +20,14 @@ from fastmcp.dependencies import CurrentContext, Depends
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
-from boris import environment, tasks
 from boris.errors import Code, ToolFailure
-from boris.output import Capture, exit_status, sections
-from boris.process import ShellRun, child_environment
-from boris.progress import LineSplitter, ProgressSender, progress_token
 from boris.session import Session, current_session
 from boris.settings import Settings
-from boris.tools import ToolDef
+from boris.shell import environment, tasks
+from boris.shell.capture import Capture, exit_status, sections
+from boris.shell.process import ShellRun, child_environment
+from boris.shell.progress import LineSplitter, ProgressSender, progress_token
+from boris.toolset import ToolDef
 
 if TYPE_CHECKING:
     from fastmcp import Context

@@ -10,9 +10,9 @@ from typing import Annotated
 from fastmcp.dependencies import Depends
 from pydantic import Field
 
-from boris import edits
 from boris.errors import Code, ToolFailure, io_error
-from boris.filechecks import (
+from boris.files import edit as edits
+from boris.files.editing import (
     check_size,
     editing,
     not_a_file,
@@ -20,11 +20,11 @@ from boris.filechecks import (
     require_viewed,
     write_failure,
 )
-from boris.filewrite import replace_existing, write_new
-from boris.place import Place, locate, names_directory
+from boris.files.place import Place, locate, names_directory
+from boris.files.writing import replace_existing, write_new
 from boris.session import Session, current_session
 from boris.settings import Settings
-from boris.tools import ToolDef
+from boris.toolset import ToolDef
 
 #: Mode of a file create_file makes, whatever the umask.
 NEW_FILE_MODE = 0o644

@@ -10,12 +10,12 @@ from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from boris.errors import Code, ToolFailure
-from boris.output import LIMIT, lines_within
-from boris.pathscope import PathScope
-from boris.patterns import pattern_problem, strip_trailing_slashes
+from boris.files.scope import PathScope
+from boris.search.globs import pattern_problem, strip_trailing_slashes
 from boris.session import Session, current_session
 from boris.settings import Settings
-from boris.tools import ToolDef
+from boris.shell.capture import LIMIT, lines_within
+from boris.toolset import ToolDef
 
 NOTHING_FOUND = "No files found"
 
@@ -81,7 +81,7 @@ def find(session: Session, pattern: str, path: str | None, kind: str | None) -> 
         raise ToolFailure(
             Code.GLOB_INVALID_TYPE, f'invalid type "{kind}"; use "file" or "directory"'
         )
-    from boris.globmatch import GlobError
+    from boris.search.globs import GlobError
 
     # The cwd too is checked: bash may have left it outside the allowed directories.
     root = session.resolve("." if path is None else path)
@@ -98,9 +98,9 @@ def matching_paths(root: str, pattern: str, kind: str | None, scope: PathScope) 
     """Relative paths below ``root`` matching ``pattern``, newest first (ties in walk order).
 
     A pattern ending in ``/`` matches directories only, as in .gitignore."""
-    from boris.search import compile_include
+    from boris.search.engine import compile_include
+    from boris.search.walk import walk
     from boris.text import printable
-    from boris.walk import walk
 
     directories_only = pattern.endswith("/")
     if directories_only:

@@ -17,11 +17,11 @@ from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from boris.errors import Code, ToolFailure, io_error
-from boris.output import LIMIT
-from boris.patterns import pattern_problem
+from boris.search.globs import pattern_problem
 from boris.session import Session, current_session
 from boris.settings import Settings
-from boris.tools import ToolDef
+from boris.shell.capture import LIMIT
+from boris.toolset import ToolDef
 
 Count = Annotated[int, Field(ge=0)]
 
@@ -278,8 +278,7 @@ def search(
     offset: int,
 ) -> str:
     """Validate a grep call in either dialect and run it."""
-    from boris import matching
-    from boris import search as engine
+    from boris.search import engine, matching
 
     if not pattern:
         raise ToolFailure(Code.INVALID_INPUT, "pattern: must not be empty")

@@ -7,14 +7,14 @@ from typing import Annotated
 from fastmcp.dependencies import Depends
 from pydantic import Field
 
-from boris import edits
 from boris.errors import Code, ToolFailure
-from boris.filechecks import edit_file, editing
-from boris.fileio import edit_snippet
-from boris.place import locate
+from boris.files import edit as edits
+from boris.files.display import edit_snippet
+from boris.files.editing import edit_file, editing
+from boris.files.place import locate
 from boris.session import Session, current_session
 from boris.settings import Settings
-from boris.tools import ToolDef
+from boris.toolset import ToolDef
 
 PathArg = Annotated[
     str,

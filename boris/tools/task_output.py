@@ -7,10 +7,10 @@ from typing import Annotated
 from fastmcp.dependencies import Depends
 from pydantic import Field
 
-from boris import tasks
 from boris.session import Session, current_session
 from boris.settings import Settings
-from boris.tools import ToolDef
+from boris.shell import tasks
+from boris.toolset import ToolDef
 
 
 # Async on purpose: the task's output is written by the event loop, so it is read there too.

@@ -16,16 +16,16 @@ from mcp_types import ImageContent
 from pydantic import Field
 
 from boris.errors import Code, ToolFailure, io_error
-from boris.filechecks import check_size, not_a_file, open_existing
-from boris.fileio import MAX_VIEW_LINES, format_lines, human_size, read_lines
-from boris.output import LIMIT
-from boris.pathscope import PathScope
-from boris.place import locate
+from boris.files.display import MAX_VIEW_LINES, format_lines, human_size, read_lines
+from boris.files.editing import check_size, not_a_file, open_existing
+from boris.files.place import locate
+from boris.files.scope import PathScope
+from boris.files.sniff import SNIFF_BYTES, image_type, is_svg, looks_binary
 from boris.session import Session, current_session
 from boris.settings import Settings
-from boris.sniff import SNIFF_BYTES, image_type, is_svg, looks_binary
+from boris.shell.capture import LIMIT
 from boris.text import printable
-from boris.tools import ToolDef
+from boris.toolset import ToolDef
 
 PathArg = Annotated[
     str,

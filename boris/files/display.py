@@ -7,7 +7,7 @@ the same way:
 - the view line format: right-aligned number (width of the last number shown), a tab,
   the line decoded as UTF-8 (invalid bytes shown as U+FFFD), cut at 2000 characters.
 
-Writing is :mod:`boris.filewrite`'s; opening, :mod:`boris.place`'s.
+Writing is :mod:`boris.files.writing`'s; opening, :mod:`boris.files.place`'s.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from boris.sniff import UTF8_BOM
+from boris.files.sniff import UTF8_BOM
 
 #: A displayed line longer than this many characters is cut.
 MAX_LINE_CHARS = 2000

@@ -10,7 +10,7 @@
 - Just before replacing, the file must still be as it was read (inode, size, mtime);
   if not, :class:`Changed` is raised and nothing is written.
 
-Everything happens relative to a :class:`~boris.place.Place`'s verified directory.
+Everything happens relative to a :class:`~boris.files.place.Place`'s verified directory.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import os
 import stat
 
 from boris.errors import Code, ToolFailure
-from boris.place import Place, create_exclusive, fsync_directory
+from boris.files.place import Place, create_exclusive, fsync_directory
 
 # Copies go through memory in pieces of this size.
 _COPY_CHUNK = 1 << 20

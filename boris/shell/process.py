@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from boris.session import KILL_GRACE
 
-log = logging.getLogger("boris.process")
+log = logging.getLogger("boris.shell.process")
 
 #: Bytes read from a pipe at a time.
 CHUNK = 65536

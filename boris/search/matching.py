@@ -19,7 +19,7 @@ Files are read whole. A NUL byte anywhere makes a file binary, and it is skipped
 in ripgrep, a UTF-8 byte order mark is not part of the text, and a file starting with
 a UTF-16 one is searched as the text it encodes (turned into UTF-8 first).
 
-This module imports nothing of the server: worker processes (boris.searchpool) load it
+This module imports nothing of the server: worker processes (boris.search.pool) load it
 to search files in parallel.
 """
 
@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from boris.sniff import UTF8_BOM, UTF16_BE_BOM, UTF16_LE_BOM
+from boris.files.sniff import UTF8_BOM, UTF16_BE_BOM, UTF16_LE_BOM
 
 #: The first read of every file: all of most source files, and no more of a longer
 #: one before a NUL in it shows it is binary: a good part of a tree can be binaries

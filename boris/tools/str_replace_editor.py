@@ -13,17 +13,17 @@ from fastmcp.dependencies import Depends
 from mcp_types import ImageContent
 from pydantic import Field
 
-from boris import edits
 from boris.errors import Code, ToolFailure
-from boris.filechecks import edit_file, editing
-from boris.fileio import edit_snippet
-from boris.place import locate
+from boris.files import edit as edits
+from boris.files.display import edit_snippet
+from boris.files.editing import edit_file, editing
+from boris.files.place import locate
 from boris.session import Session, current_session
 from boris.settings import Settings
-from boris.tools import ToolDef
 from boris.tools.create_file import create
 from boris.tools.str_replace import replace_in_file
 from boris.tools.view import ViewRange, view_path
+from boris.toolset import ToolDef
 
 Command = Annotated[
     Literal["view", "str_replace", "create", "insert"],

@@ -16,9 +16,9 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 from boris.errors import Code, ToolFailure, io_error
-from boris.fileio import human_size, read_up_to
-from boris.filewrite import Changed, replace_existing
-from boris.place import Place
+from boris.files.display import human_size, read_up_to
+from boris.files.place import Place
+from boris.files.writing import Changed, replace_existing
 from boris.session import Session
 
 

@@ -18,9 +18,9 @@ import secrets
 from collections.abc import Mapping, Sequence
 
 from boris.errors import Code, ToolFailure
-from boris.output import Capture, exit_status, sections
-from boris.process import ProcessGroup, ShellRun
 from boris.session import Session
+from boris.shell.capture import Capture, exit_status, sections
+from boris.shell.process import ProcessGroup, ShellRun
 
 #: Background commands that may run at once in one session.
 TASK_LIMIT = 10

@@ -20,8 +20,8 @@ from heapq import merge
 from itertools import islice
 
 from boris.errors import Code, ToolFailure
-from boris.fileio import count_lines
-from boris.sniff import UTF8_BOM
+from boris.files.display import count_lines
+from boris.files.sniff import UTF8_BOM
 
 # How many occurrences an ambiguity message lists by line number.
 _LISTED_OCCURRENCES = 10
@@ -426,7 +426,7 @@ def _similar_line(data: bytes, old_lines: list[bytes]) -> str | None:
 def _blank_variant(data: bytes, target: bytes, words: list[bytes]) -> tuple[int, bytes] | None:
     """The first line that differs from ``target`` only in whitespace, found by one
     linear RE2 scan of the file."""
-    from boris.matching import Matcher, PatternError  # only needed on this error path
+    from boris.search.matching import Matcher, PatternError  # only needed on this error path
 
     blank = "[ \\t\\r\\x0b\\x0c]"
     pattern = f"^{blank}*" + f"{blank}+".join(_literal(w) for w in words) + f"{blank}*$"

@@ -1,8 +1,8 @@
 """The grep engine: which files to search, in what order, and the page of output.
 
-The tree is walked here (boris.walk: scope, .gitignore, symlinks); each file is
-searched by boris.matching, in this process for small searches and by worker
-processes (boris.searchpool) once a search turns out large. Results come back in walk
+The tree is walked here (boris.search.walk: scope, .gitignore, symlinks); each file is
+searched by boris.search.matching, in this process for small searches and by worker
+processes (boris.search.pool) once a search turns out large. Results come back in walk
 order either way, so the output does not depend on who searched.
 """
 
@@ -12,11 +12,11 @@ import itertools
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 
-from boris.matching import OUTPUT_MODES, FileTask, Matcher, Result, search_file
-from boris.output import LIMIT, lines_within
-from boris.pathscope import PathScope
+from boris.files.scope import PathScope
+from boris.search.matching import OUTPUT_MODES, FileTask, Matcher, Result, search_file
+from boris.search.walk import walk
+from boris.shell.capture import LIMIT, lines_within
 from boris.text import printable
-from boris.walk import walk
 
 __all__ = ["OUTPUT_MODES", "Output", "Query", "compile_include", "grep", "search_files"]
 
@@ -216,7 +216,7 @@ def _results(
         result = search_file(task, matcher, label, path)
         if result is not None:
             yield label, result
-    from boris import searchpool
+    from boris.search import pool as searchpool
 
     pool = searchpool.shared_pool() if parallel else None
     if pool is None:
@@ -270,10 +270,10 @@ def compile_include(pattern: str) -> tuple[Callable[[str], object], bool]:
     relative path: a pattern without ``/`` (or ``**/`` then no ``/``) can only match
     the name, since ``*`` never crosses a ``/``.
 
-    Matching takes linear time whatever the pattern (boris.globmatch). Raises
+    Matching takes linear time whatever the pattern (boris.search.globs). Raises
     ``ValueError`` (``PatternError``, ``GlobError``) for a pattern it cannot match.
     """
-    from boris.globmatch import compile_glob
+    from boris.search.globs import compile_glob
 
     if pattern.startswith("./"):
         pattern = pattern[2:]

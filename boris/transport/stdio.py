@@ -7,9 +7,9 @@ whole messages:
 
 - input is read in chunks and a line is assembled in one buffer, the newline looked for
   only in the bytes just read: a long message costs linear time;
-- a line longer than the message limit (boris.jsonrpc.max_message_size) is refused at
+- a line longer than the message limit (boris.transport.jsonrpc.max_message_size) is refused at
   once with a JSON-RPC error, and the rest of it is skipped without being kept;
-- each line is parsed once (boris.jsonrpc.read_message); what is not a message gets its
+- each line is parsed once (boris.transport.jsonrpc.read_message); what is not a message gets its
   JSON-RPC error instead of silence;
 - one writer sends every reply as one whole line; a reply that cannot be encoded is
   replaced by an error reply to the same request, and the session goes on.
@@ -37,7 +37,7 @@ from mcp_types import (
 )
 from pydantic_core import PydanticSerializationError
 
-from boris.jsonrpc import Refusal, read_message, too_large
+from boris.transport.jsonrpc import Refusal, read_message, too_large
 
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream

@@ -33,7 +33,12 @@ from starlette.responses import JSONResponse
 
 from boris import __version__
 from boris.errors import Code, ToolFailure
-from boris.jsonrpc import (
+from boris.files.scope import PathScope
+from boris.session import Runtime, SessionStore
+from boris.settings import Settings
+from boris.text import printable
+from boris.toolset import ToolDef, enabled_tools
+from boris.transport.jsonrpc import (
     Refusal,
     check_arguments,
     lone_surrogate_reply,
@@ -41,11 +46,6 @@ from boris.jsonrpc import (
     read_message,
     too_large,
 )
-from boris.pathscope import PathScope
-from boris.session import Runtime, SessionStore
-from boris.settings import Settings
-from boris.text import printable
-from boris.tools import ToolDef, enabled_tools
 
 log = logging.getLogger("boris")
 
@@ -58,7 +58,7 @@ _TOOL_MODULES = {
     "create_file": "create_file",
     "grep": "grep",
     "glob": "glob",
-    "str_replace_editor": "editor",
+    "str_replace_editor": "str_replace_editor",
 }
 
 
@@ -450,7 +450,7 @@ class RequestBodies:
     """POST /mcp: a bounded body, and an answer for every message the SDK would drop.
 
     The body is read here, at most ``limit`` bytes (413 beyond, before the rest is
-    read), and checked as a STDIO line is (boris.jsonrpc): what is not one valid
+    read), and checked as a STDIO line is (boris.transport.jsonrpc): what is not one valid
     message gets its JSON-RPC error with 400; a tool call with a lone surrogate in an
     argument, which the SDK's parser would refuse as a whole, gets its tool result.
     Everything else goes on to the SDK unchanged.
@@ -603,7 +603,7 @@ async def serve_stdio(mcp: FastMCP[Any], settings: Settings) -> None:
     the server's input instead, the lifespan closes the session (its background tasks
     terminated, then killed if they linger), and the process exits with 128+signal.
     """
-    from boris.stdio_guard import StdioGuard
+    from boris.transport.stdio import StdioGuard
 
     received: list[int] = []
     guard = StdioGuard(max_message_size(settings.max_file_size))

@@ -34,8 +34,8 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
-from boris import edits
 from boris.errors import ToolFailure
+from boris.files import edit as edits
 from boris.text import printable
 
 #: JSON escapes text without control characters to at most 3 bytes per byte of UTF-8:

@@ -23,8 +23,8 @@ from operator import attrgetter
 from typing import Any
 
 from boris.errors import ToolFailure
-from boris.matching import OPEN_FLAGS
-from boris.pathscope import PathScope
+from boris.files.scope import PathScope
+from boris.search.matching import OPEN_FLAGS
 
 #: Directories no search looks into, whatever the ignore files say.
 SKIPPED_NAMES = frozenset({".git", "node_modules"})

@@ -11,8 +11,7 @@ import os
 from collections.abc import Sequence
 
 from boris.errors import Code, ToolFailure
-from boris.globmatch import Matcher, compile_glob
-from boris.patterns import escape, literal_prefix, strip_trailing_slashes
+from boris.search.globs import Matcher, compile_glob, escape, literal_prefix, strip_trailing_slashes
 
 log = logging.getLogger("boris")
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from fastmcp import Context
 
-log = logging.getLogger("boris.progress")
+log = logging.getLogger("boris.shell.progress")
 
 #: Characters of one line a notification carries.
 MESSAGE_LIMIT = 30_000

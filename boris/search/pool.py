@@ -7,7 +7,7 @@ with two threads against 0.6 s with one). Processes are not bound by the GIL.
 
 The server process still walks the tree (scope checks and .gitignore rules stay in
 one place) and sends the paths in chunks to the workers, which run
-:func:`boris.matching.search_file` on each and send back the results; the server reads
+:func:`boris.search.matching.search_file` on each and send back the results; the server reads
 them in order, so the output is the same as a search done in one process. Workers are
 started on the first search that needs them, serve one search at a time, and exit
 when their stdin closes, which happens at the latest when the server exits, however
@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
-from boris.matching import FileTask, Result, search_file
+from boris.search.matching import FileTask, Result, search_file
 
 #: Files per message. Small enough that a queued request always fits in a pipe buffer
 #: (so sending never waits on a worker that is itself waiting to send a reply).
@@ -42,7 +42,7 @@ IN_FLIGHT = 2
 
 _HEADER = struct.Struct("<I")
 
-_WORKER_CODE = "from boris.searchpool import serve; serve()"
+_WORKER_CODE = "from boris.search.pool import serve; serve()"
 
 
 def worker_count() -> int:
