@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from boris import __version__
+
+if TYPE_CHECKING:
+    from boris.settings import Settings
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -29,9 +36,28 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     logs.configure(settings.log_level, settings.log_format)
 
-    from boris.app import serve
-
     serve(settings)
+
+
+def serve(settings: Settings) -> None:
+    """Build the app and serve it over the transport the settings name."""
+    import anyio
+
+    from boris.app import build_app, detect_shell
+
+    shell = detect_shell()
+    logging.getLogger("boris").info(
+        "boris %s, shell %s, workdir %s", __version__, shell, settings.workdir
+    )
+    app = build_app(settings, shell)
+    if settings.transport == "stdio":
+        from boris.transport.stdio import serve_stdio
+
+        anyio.run(serve_stdio, app, settings)
+    else:
+        from boris.transport.http import serve_http
+
+        anyio.run(serve_http, app, settings)
 
 
 if __name__ == "__main__":

@@ -1,16 +1,14 @@
-"""Error codes and the one way a tool reports an operational failure.
+"""Error codes and the one way Boris reports an operational failure.
 
 Every failure a client can cause comes back as a tool result with ``isError: true``
-and a single text block ``[CODE] message``. Tools raise :class:`ToolFailure`;
-fastmcp turns it into exactly that result without logging a traceback.
+and a single text block ``[CODE] message``. Code anywhere below the app raises
+:class:`BorisError`, a plain exception that knows nothing of MCP; the edge
+(boris.edge) turns it into that result.
 """
 
 from __future__ import annotations
 
-import logging
 from enum import StrEnum
-
-from fastmcp.exceptions import ToolError
 
 from boris.text import printable
 
@@ -34,21 +32,18 @@ class Code(StrEnum):
     GLOB_INVALID_TYPE = "GLOB_INVALID_TYPE"
 
 
-class ToolFailure(ToolError):
-    """An operational failure of a tool call, shown to the client as ``[CODE] message``.
-
-    Logged at DEBUG: a missing file or an ambiguous edit is the client's business,
-    not an event worth an ERROR line on the server's stderr.
-    """
+class BorisError(Exception):
+    """An operational failure of a tool call; ``str()`` of it is the ``[CODE] message``
+    text the client receives."""
 
     def __init__(self, code: Code, message: str) -> None:
         message = printable(message)  # it may name a path that is not UTF-8
-        super().__init__(f"[{code}] {message}", log_level=logging.DEBUG)
+        super().__init__(f"[{code}] {message}")
         self.code = code
         self.message = message
 
 
-def io_error(action: str, path: object, exc: OSError) -> ToolFailure:
+def io_error(action: str, path: object, exc: OSError) -> BorisError:
     """``IO_ERROR`` for a failed read/write/stat: ``could not read /x: Permission denied``."""
     reason = exc.strerror or str(exc)
-    return ToolFailure(Code.IO_ERROR, f"could not {action} {path}: {reason}")
+    return BorisError(Code.IO_ERROR, f"could not {action} {path}: {reason}")

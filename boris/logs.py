@@ -48,24 +48,10 @@ class TextFormatter(JsonFormatter):
         return line
 
 
-class ClientMistakes(logging.Filter):
-    """fastmcp warns about every call with bad arguments; the client already gets an
-    ``[INVALID_INPUT]`` result, so on the server it is a debug detail, not a warning."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.name.startswith("fastmcp") and str(record.msg).startswith(
-            "Invalid arguments for tool"
-        ):
-            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
-            return logging.getLogger().isEnabledFor(logging.DEBUG)
-        return True
-
-
 def configure(level: str, fmt: Literal["text", "json"]) -> None:
     """Route every logger in the process through one stderr handler."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
-    handler.addFilter(ClientMistakes())
     root = logging.getLogger()
     for old in root.handlers[:]:
         root.removeHandler(old)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
-from boris.errors import Code, ToolFailure
+from boris.errors import BorisError, Code
 from boris.files.scope import PathScope
 from boris.settings import Settings
 
@@ -90,7 +90,7 @@ class Session:
                 self.tasks[task_id] = task
                 return
         task.terminate()
-        raise ToolFailure(Code.BASH_START_FAILED, "the session is closed; start a new session")
+        raise BorisError(Code.BASH_START_FAILED, "the session is closed; start a new session")
 
     def close(self) -> list[BackgroundTask]:
         """End the session: terminate every background task. Idempotent.

@@ -17,7 +17,7 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from boris.app import build_server
+from boris.app import build_app
 from boris.settings import Settings
 from boris.tools.bash import MAX_TIMEOUT_MS, effective_timeout
 from tests.pids import pid_alive, pids_in, wait_gone
@@ -568,7 +568,7 @@ async def test_wrapper_works_under_plain_sh(tmp_path: Path) -> None:
     # the wrapper must work there too. In memory: the shell choice is made at start-up.
     (tmp_path / "sub").mkdir()
     settings = Settings(workdir=str(tmp_path), transport="stdio")
-    async with Client(build_server(settings, shell="/bin/sh"), mode="legacy") as client:
+    async with Client(build_app(settings, shell="/bin/sh"), mode="legacy") as client:
         assert await bash(client, "cd sub; printf abc") == "exit_code: 0\n\nstdout:\nabc"
         assert await cwd(client) == str(tmp_path / "sub")
         assert await bash(client, "exit 4") == "exit_code: 4\n"

@@ -18,7 +18,7 @@ from hypothesis import assume, event, given
 from hypothesis import strategies as st
 from mcp_types import ImageContent
 
-from boris.errors import ToolFailure
+from boris.errors import BorisError
 from boris.files.display import read_lines
 from boris.files.scope import PathScope
 from boris.session import Runtime, Session
@@ -75,7 +75,7 @@ def outcome(call: Callable[[], Any]) -> Any:
     """A tool function's result, or its failure text."""
     try:
         return call()
-    except ToolFailure as failure:
+    except BorisError as failure:
         return str(failure)
 
 

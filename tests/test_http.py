@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from boris.app import is_loopback_origin
+from boris.transport.http import is_loopback_origin
 from tests.support import (
     BORIS,
     INITIALIZE,

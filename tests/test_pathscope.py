@@ -15,7 +15,7 @@ from fastmcp import Client
 from hypothesis import given
 from hypothesis import strategies as st
 
-from boris.errors import Code, ToolFailure
+from boris.errors import BorisError, Code
 from boris.files.scope import PathScope, is_within
 from boris.search.globs import pattern_problem, split_outside_braces
 from tests.support import BORIS, INITIALIZE, error_text, ok_text, server_env, stdio_client
@@ -25,7 +25,7 @@ from tests.trees import write_tree
 def denied(scope: PathScope, path: str, cwd: str) -> Code | None:
     try:
         scope.resolve(path, cwd)
-    except ToolFailure as failure:
+    except BorisError as failure:
         return failure.code
     return None
 
@@ -88,12 +88,12 @@ def test_deny_with_braces_and_relative_pattern(tree: Path) -> None:
 
 def test_messages_name_the_path_and_pattern(tree: Path) -> None:
     scope = PathScope([str(tree / "work")], ["**/.env"])
-    with pytest.raises(ToolFailure) as outside:
+    with pytest.raises(BorisError) as outside:
         scope.resolve(str(tree / "outside"), "/")
     assert str(outside.value) == (
         f"[ACCESS_DENIED] {tree / 'outside'} is outside the allowed directories ({tree / 'work'})"
     )
-    with pytest.raises(ToolFailure) as env:
+    with pytest.raises(BorisError) as env:
         scope.resolve(str(tree / "work" / ".env"), "/")
     assert (
         str(env.value)
@@ -103,10 +103,10 @@ def test_messages_name_the_path_and_pattern(tree: Path) -> None:
 
 def test_empty_and_nul_paths_are_invalid_input() -> None:
     scope = PathScope([], [])
-    with pytest.raises(ToolFailure) as empty:
+    with pytest.raises(BorisError) as empty:
         scope.resolve("", "/")
     assert str(empty.value) == "[INVALID_INPUT] path: must not be empty"
-    with pytest.raises(ToolFailure) as nul:
+    with pytest.raises(BorisError) as nul:
         scope.resolve("a\0b", "/")
     assert nul.value.code is Code.INVALID_INPUT
 

@@ -21,7 +21,7 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from boris.errors import ToolFailure
+from boris.errors import BorisError
 from boris.files.scope import PathScope
 from boris.session import Runtime, Session
 from boris.settings import Settings
@@ -343,7 +343,7 @@ async def test_closed_session_refuses_background_tasks(tmp_path: Path) -> None:
     session = Session(id="closed", runtime=runtime, cwd=str(tmp_path))
     session.close()
     marker = tmp_path / "pid"
-    with pytest.raises(ToolFailure) as refused:
+    with pytest.raises(BorisError) as refused:
         start_task(
             session,
             "/bin/bash",

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from heapq import merge
 from itertools import islice
 
-from boris.errors import Code, ToolFailure
+from boris.errors import BorisError, Code
 from boris.files.display import count_lines
 from boris.files.sniff import UTF8_BOM
 
@@ -45,7 +45,7 @@ def encode_argument(name: str, value: str) -> bytes:
     try:
         return value.encode("utf-8")
     except UnicodeEncodeError:
-        raise ToolFailure(
+        raise BorisError(
             Code.INVALID_INPUT,
             f"{name}: contains a lone UTF-16 surrogate, which is not valid Unicode text",
         ) from None
@@ -82,11 +82,11 @@ def replace(data: bytes, old: bytes, new: bytes, replace_all: bool, path: str) -
     require_same_encoding(data, new, "new_str", path)
     first = data.find(old)
     if first < 0:
-        raise ToolFailure(Code.STR_REPLACE_NOT_FOUND, not_found_message(data, old, path))
+        raise BorisError(Code.STR_REPLACE_NOT_FOUND, not_found_message(data, old, path))
     if replace_all:
         return Edit(data.replace(old, new), first, first + len(new), data.count(old))
     if data.find(old, first + 1) >= 0:
-        raise ToolFailure(Code.STR_REPLACE_AMBIGUOUS, _ambiguous_message(data, old, first, path))
+        raise BorisError(Code.STR_REPLACE_AMBIGUOUS, _ambiguous_message(data, old, first, path))
     edited = b"".join((data[:first], new, data[first + len(old) :]))
     return Edit(edited, first, first + len(new), 1)
 
@@ -100,7 +100,7 @@ def insert(data: bytes, line: int, text: bytes, path: str, name: str = "new_str"
     """
     total = count_lines(data)
     if line > total:
-        raise ToolFailure(
+        raise BorisError(
             Code.INVALID_INPUT,
             f"insert_line {line} exceeds total lines {total} in {path}; "
             f"use 0 to {total} (0 inserts before the first line)",
@@ -170,7 +170,7 @@ def require_same_encoding(data: bytes, text: bytes, name: str, path: str) -> Non
     """
     if text.isascii() or is_utf8(data):
         return
-    raise ToolFailure(
+    raise BorisError(
         Code.INVALID_INPUT,
         f"{name} has non-ASCII characters, but {path} is not valid UTF-8 (it is in another "
         "encoding): written as UTF-8 they would mix two encodings in one file. Use ASCII "

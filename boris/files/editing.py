@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
-from boris.errors import Code, ToolFailure, io_error
+from boris.errors import BorisError, Code, io_error
 from boris.files.display import human_size, read_up_to
 from boris.files.place import Place
 from boris.files.writing import Changed, replace_existing
@@ -40,7 +40,7 @@ def open_existing(place: Place, tool: str) -> tuple[int, os.stat_result]:
             raise problem
         return place.open()
     except (FileNotFoundError, NotADirectoryError):
-        raise ToolFailure(Code.PATH_NOT_FOUND, f"{place.path} does not exist") from None
+        raise BorisError(Code.PATH_NOT_FOUND, f"{place.path} does not exist") from None
     except OSError as exc:
         raise io_error("read", place.path, exc) from None
 
@@ -51,7 +51,7 @@ def require_viewed(session: Session, resolved: str, action: str) -> None:
     ``action`` is ``editing`` or ``overwriting``; the wording is fixed by the spec.
     """
     if session.settings.require_view_before_edit and not session.has_viewed(resolved):
-        raise ToolFailure(
+        raise BorisError(
             Code.FILE_NOT_VIEWED,
             f"file {resolved} must be viewed before {action}. Use the view tool first.",
         )
@@ -60,23 +60,23 @@ def require_viewed(session: Session, resolved: str, action: str) -> None:
 def check_size(size: int, limit: int, subject: str) -> None:
     """``FILE_TOO_LARGE`` when ``size`` bytes exceed ``--max-file-size``."""
     if size > limit:
-        raise ToolFailure(
+        raise BorisError(
             Code.FILE_TOO_LARGE,
             f"{subject} {human_size(size)} ({size} bytes), over the {human_size(limit)} "
             "limit set by --max-file-size",
         )
 
 
-def not_a_file(place: Place, info: os.stat_result, tool: str) -> ToolFailure | None:
+def not_a_file(place: Place, info: os.stat_result, tool: str) -> BorisError | None:
     """The error for a path that exists but is not a regular file, if it is not one."""
     if stat.S_ISDIR(info.st_mode):
-        return ToolFailure(
+        return BorisError(
             Code.INVALID_INPUT, f"{place.path} is a directory; {tool} works on files only"
         )
     if place.as_directory:  # "a.txt/": the system's "Not a directory"
-        return ToolFailure(Code.INVALID_INPUT, f"{place.path}/ is not a directory")
+        return BorisError(Code.INVALID_INPUT, f"{place.path}/ is not a directory")
     if not stat.S_ISREG(info.st_mode):
-        return ToolFailure(Code.INVALID_INPUT, f"{place.path} is not a regular file")
+        return BorisError(Code.INVALID_INPUT, f"{place.path} is not a regular file")
     return None
 
 
@@ -113,7 +113,7 @@ def redo_once_if_changed(place: Place, attempt: Callable[[], _T]) -> _T:
             return attempt()
         except Changed:
             continue
-    raise ToolFailure(Code.IO_ERROR, f"{place.path} changed while being edited; view it again")
+    raise BorisError(Code.IO_ERROR, f"{place.path} changed while being edited; view it again")
 
 
 def _read_for_edit(session: Session, place: Place, tool: str) -> tuple[bytes, os.stat_result]:
@@ -166,8 +166,8 @@ class _PathLocks:
 editing = _PathLocks().hold
 
 
-def write_failure(path: str, exc: OSError, *, existed: bool) -> ToolFailure:
+def write_failure(path: str, exc: OSError, *, existed: bool) -> BorisError:
     """``IO_ERROR`` for a failed write, saying that nothing was lost."""
     reason = exc.strerror or str(exc)
     outcome = "the file is unchanged" if existed else "no file was created"
-    return ToolFailure(Code.IO_ERROR, f"could not write {path}: {reason}; {outcome}")
+    return BorisError(Code.IO_ERROR, f"could not write {path}: {reason}; {outcome}")

@@ -21,7 +21,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from boris.errors import Code, ToolFailure, io_error
+from boris.errors import BorisError, Code, io_error
 
 # O_PATH (Linux) opens a directory without needing read permission on it and without
 # any effect of opening; a descriptor made so serves every *at call used here.
@@ -233,7 +233,7 @@ def locate(resolve: Callable[[str], str], path: str) -> Iterator[Place]:
         finally:
             place.close()
         return
-    raise ToolFailure(Code.IO_ERROR, f"{resolved} kept changing while being opened; try again")
+    raise BorisError(Code.IO_ERROR, f"{resolved} kept changing while being opened; try again")
 
 
 def names_directory(path: str) -> bool:

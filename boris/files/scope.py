@@ -10,7 +10,7 @@ import logging
 import os
 from collections.abc import Sequence
 
-from boris.errors import Code, ToolFailure
+from boris.errors import BorisError, Code
 from boris.search.globs import Matcher, compile_glob, escape, literal_prefix, strip_trailing_slashes
 
 log = logging.getLogger("boris")
@@ -52,7 +52,7 @@ def _fully_resolved(path: str) -> str:
             # A symlink seen on the way was gone when it was read (EINVAL from readlink):
             # the path is changing under us; look again.
             failure = exc
-    raise ToolFailure(
+    raise BorisError(
         Code.IO_ERROR, f"could not resolve {path}: {failure.strerror or failure}; try again"
     )
 
@@ -119,14 +119,14 @@ class PathScope:
         and the rest appended, so a new file cannot escape through a symlinked parent.
         """
         if not path:
-            raise ToolFailure(Code.INVALID_INPUT, "path: must not be empty")
+            raise BorisError(Code.INVALID_INPUT, "path: must not be empty")
         if "\0" in path:
-            raise ToolFailure(Code.INVALID_INPUT, "path: must not contain a NUL character")
+            raise BorisError(Code.INVALID_INPUT, "path: must not contain a NUL character")
         absolute = os.path.join(cwd, path)
         if len(os.fsencode(absolute)) >= PATH_MAX:
             # No system call takes it; resolving it a component at a time would cost
             # time growing with the square of its length.
-            raise ToolFailure(
+            raise BorisError(
                 Code.INVALID_INPUT,
                 f"path: longer than the system's limit of {PATH_MAX - 1} bytes "
                 "(as an absolute path)",
@@ -138,14 +138,14 @@ class PathScope:
     def check(self, resolved: str) -> None:
         """Raise ``ACCESS_DENIED`` unless the resolved path is in scope."""
         if self.allow_dirs and not any(is_within(resolved, d) for d in self.allow_dirs):
-            raise ToolFailure(
+            raise BorisError(
                 Code.ACCESS_DENIED,
                 f"{resolved} is outside the allowed directories ({', '.join(self.allow_dirs)})",
             )
         for candidate in _ancestors_and_self(resolved):
             pattern = self._denying_pattern(candidate)
             if pattern is not None:
-                raise ToolFailure(
+                raise BorisError(
                     Code.ACCESS_DENIED, f"{resolved} is denied by the pattern {pattern}"
                 )
 
@@ -153,7 +153,7 @@ class PathScope:
         """Whether a resolved path is in scope, without raising."""
         try:
             self.check(resolved)
-        except ToolFailure:
+        except BorisError:
             return False
         return True
 

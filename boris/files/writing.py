@@ -20,7 +20,7 @@ import errno
 import os
 import stat
 
-from boris.errors import Code, ToolFailure
+from boris.errors import BorisError, Code
 from boris.files.place import Place, create_exclusive, fsync_directory
 
 # Copies go through memory in pieces of this size.
@@ -134,7 +134,7 @@ def _write_in_place(place: Place, read: os.stat_result, data: bytes) -> None:
             _check_unchanged(place, read)
             _overwrite(place, fd, data, read.st_size, backup)
         except _BackupKept as kept:
-            raise ToolFailure(
+            raise BorisError(
                 Code.IO_ERROR,
                 f"could not write {place.path}: {kept.reason}; its old content is kept in "
                 f"{os.path.join(os.path.dirname(place.path), backup)}",

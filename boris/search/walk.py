@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
 
-from boris.errors import ToolFailure
+from boris.errors import BorisError
 from boris.files.scope import PathScope
 from boris.search.matching import OPEN_FLAGS
 
@@ -365,7 +365,7 @@ def _symlink_target(entry: os.DirEntry[str], scope: PathScope) -> str | None:
         return None
     try:
         return scope.resolve(entry.path, "/")  # resolved in full, then checked
-    except ToolFailure:
+    except BorisError:
         return None
 
 

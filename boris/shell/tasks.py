@@ -17,7 +17,7 @@ import contextlib
 import secrets
 from collections.abc import Mapping, Sequence
 
-from boris.errors import Code, ToolFailure
+from boris.errors import BorisError, Code
 from boris.session import Session
 from boris.shell.capture import Capture, exit_status, sections
 from boris.shell.process import ProcessGroup, ShellRun
@@ -149,7 +149,7 @@ def start(
             1 for t in session.tasks.values() if isinstance(t, BackgroundCommand) and t.running
         )
     if running >= TASK_LIMIT:
-        raise ToolFailure(
+        raise BorisError(
             Code.BASH_TASK_LIMIT,
             f"{running} background tasks are already running in this session (the limit is "
             f"{TASK_LIMIT}); wait for one to finish, or read a finished one with task_output",
@@ -187,7 +187,7 @@ def finished(session: Session, task_id: str) -> None:
         if old.alive():
             # It left processes behind (`server &`): the session still ends them (a
             # session closed meanwhile refuses the group and ends it at once).
-            with contextlib.suppress(ToolFailure):
+            with contextlib.suppress(BorisError):
                 track_group(session, old.group)
 
 
@@ -196,14 +196,14 @@ def read(session: Session, task_id: str) -> str:
     with session.lock:
         task = session.tasks.get(task_id)
         if not isinstance(task, BackgroundCommand) and task_id in session.expired_tasks:
-            raise ToolFailure(
+            raise BorisError(
                 Code.BASH_TASK_NOT_FOUND,
                 f"background task {task_id!r} expired: a session keeps only the "
                 f"{UNREAD_LIMIT} newest finished tasks that have not been read; read a "
                 "task's output soon after it finishes",
             )
         if not isinstance(task, BackgroundCommand):
-            raise ToolFailure(
+            raise BorisError(
                 Code.BASH_TASK_NOT_FOUND,
                 f"no background task {task_id!r} in this session; a finished task's output "
                 "can be read only once",

@@ -20,7 +20,7 @@ from fastmcp.dependencies import CurrentContext, Depends
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
-from boris.errors import Code, ToolFailure
+from boris.errors import BorisError, Code
 from boris.session import Session, current_session
 from boris.settings import Settings
 from boris.shell import environment, tasks
@@ -126,7 +126,7 @@ def spawn_dir(session: Session) -> str:
     return "/"
 
 
-def start_failed(shell: str, exc: OSError, command: str) -> ToolFailure:
+def start_failed(shell: str, exc: OSError, command: str) -> BorisError:
     message = f"could not start {shell}: {exc.strerror or exc}"
     if exc.errno == errno.E2BIG:
         # The kernel caps one argument at 128 KiB; the command travels as one.
@@ -134,7 +134,7 @@ def start_failed(shell: str, exc: OSError, command: str) -> ToolFailure:
             f" (the command is {len(command.encode())} bytes; a command is limited to about "
             "128 KiB: write long content to a file with a file tool, then run a short command)"
         )
-    return ToolFailure(Code.BASH_START_FAILED, message)
+    return BorisError(Code.BASH_START_FAILED, message)
 
 
 class Bash:
@@ -154,16 +154,16 @@ class Bash:
         run_in_background: bool,
     ) -> str:
         if not command.strip():
-            raise ToolFailure(Code.BASH_EMPTY_COMMAND, "command is empty; give a shell command")
+            raise BorisError(Code.BASH_EMPTY_COMMAND, "command is empty; give a shell command")
         nul = command.find("\0")
         if nul >= 0:
-            raise ToolFailure(
+            raise BorisError(
                 Code.INVALID_INPUT,
                 f"command: contains a NUL character at index {nul}; "
                 "a shell command cannot contain one",
             )
         if timeout is not None and timeout <= 0:
-            raise ToolFailure(
+            raise BorisError(
                 Code.INVALID_INPUT,
                 f"timeout: must be a positive number of milliseconds (at most {MAX_TIMEOUT_MS}), "
                 f"got {timeout}",

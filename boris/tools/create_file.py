@@ -10,7 +10,7 @@ from typing import Annotated
 from fastmcp.dependencies import Depends
 from pydantic import Field
 
-from boris.errors import Code, ToolFailure, io_error
+from boris.errors import BorisError, Code, io_error
 from boris.files import edit as edits
 from boris.files.editing import (
     check_size,
@@ -74,7 +74,7 @@ def create(session: Session, path: str, content: str) -> str:
     """What create_file (and the editor's create command) does and returns."""
     data = edits.encode_argument("content", content)
     if names_directory(path):
-        raise ToolFailure(
+        raise BorisError(
             Code.INVALID_INPUT,
             f"{os.path.join(session.cwd, path)} names a directory (it ends in /); "
             "create_file writes files only",

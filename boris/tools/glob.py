@@ -9,7 +9,7 @@ from fastmcp.dependencies import Depends
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
-from boris.errors import Code, ToolFailure
+from boris.errors import BorisError, Code
 from boris.files.scope import PathScope
 from boris.search.globs import pattern_problem, strip_trailing_slashes
 from boris.session import Session, current_session
@@ -73,12 +73,12 @@ def glob_compat(
 def find(session: Session, pattern: str, path: str | None, kind: str | None) -> str:
     """Validate a glob call and run it."""
     if not pattern:
-        raise ToolFailure(Code.INVALID_INPUT, "pattern: must not be empty")
+        raise BorisError(Code.INVALID_INPUT, "pattern: must not be empty")
     problem = pattern_problem(pattern)
     if problem:
-        raise ToolFailure(Code.GLOB_INVALID_PATTERN, f'{problem} in "{pattern}"')
+        raise BorisError(Code.GLOB_INVALID_PATTERN, f'{problem} in "{pattern}"')
     if kind is not None and kind not in KINDS:
-        raise ToolFailure(
+        raise BorisError(
             Code.GLOB_INVALID_TYPE, f'invalid type "{kind}"; use "file" or "directory"'
         )
     from boris.search.globs import GlobError
@@ -90,7 +90,7 @@ def find(session: Session, pattern: str, path: str | None, kind: str | None) -> 
     try:
         paths = matching_paths(root, pattern, kind, session.scope)
     except GlobError as exc:
-        raise ToolFailure(Code.GLOB_INVALID_PATTERN, f'{exc} in "{pattern}"') from None
+        raise BorisError(Code.GLOB_INVALID_PATTERN, f'{exc} in "{pattern}"') from None
     return render(paths)
 
 

@@ -16,7 +16,7 @@ from fastmcp.dependencies import Depends
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
-from boris.errors import Code, ToolFailure, io_error
+from boris.errors import BorisError, Code, io_error
 from boris.search.globs import pattern_problem
 from boris.session import Session, current_session
 from boris.settings import Settings
@@ -247,7 +247,7 @@ def _count(name: str, hidden: int | None, shown: int | None) -> int | None:
     if hidden is None:
         return shown
     if hidden < 0:
-        raise ToolFailure(Code.INVALID_INPUT, f"{name}: Input should be greater than or equal to 0")
+        raise BorisError(Code.INVALID_INPUT, f"{name}: Input should be greater than or equal to 0")
     return hidden
 
 
@@ -281,15 +281,15 @@ def search(
     from boris.search import engine, matching
 
     if not pattern:
-        raise ToolFailure(Code.INVALID_INPUT, "pattern: must not be empty")
+        raise BorisError(Code.INVALID_INPUT, "pattern: must not be empty")
     try:
         matcher = matching.compiled(pattern, case_insensitive, multiline)
     except matching.PatternError as exc:
-        raise ToolFailure(
+        raise BorisError(
             Code.GREP_INVALID_PATTERN, f'invalid regular expression "{pattern}": {exc}'
         ) from None
     if output_mode not in engine.OUTPUT_MODES:
-        raise ToolFailure(
+        raise BorisError(
             Code.GREP_INVALID_OUTPUT_MODE,
             f'invalid output_mode "{output_mode}"; use one of: {", ".join(engine.OUTPUT_MODES)}',
         )
@@ -297,7 +297,7 @@ def search(
     if file_type:
         type_filter = engine.file_type_filter(file_type)
         if type_filter is None:
-            raise ToolFailure(
+            raise BorisError(
                 Code.INVALID_INPUT,
                 f'unknown type "{file_type}"; valid types: {engine.type_names()}',
             )
@@ -306,11 +306,11 @@ def search(
     if include_glob:
         problem = pattern_problem(include_glob)
         if problem:
-            raise ToolFailure(Code.INVALID_INPUT, f'{include_name}: {problem} in "{include_glob}"')
+            raise BorisError(Code.INVALID_INPUT, f'{include_name}: {problem} in "{include_glob}"')
         try:
             include_matcher, include_has_slash = engine.compile_include(include_glob)
         except ValueError as exc:
-            raise ToolFailure(
+            raise BorisError(
                 Code.INVALID_INPUT, f'{include_name}: {exc} in "{include_glob}"'
             ) from None
 
@@ -319,18 +319,18 @@ def search(
     try:
         info = os.stat(root)
     except FileNotFoundError:
-        raise ToolFailure(Code.PATH_NOT_FOUND, f"path does not exist: {root}") from None
+        raise BorisError(Code.PATH_NOT_FOUND, f"path does not exist: {root}") from None
     except OSError as exc:
         raise io_error("read", root, exc) from None
     label = None
     if not stat.S_ISDIR(info.st_mode):
         if not stat.S_ISREG(info.st_mode):
-            raise ToolFailure(
+            raise BorisError(
                 Code.INVALID_INPUT, f"{root} is neither a regular file nor a directory"
             )
         limit = session.settings.max_file_size
         if info.st_size > limit:
-            raise ToolFailure(
+            raise BorisError(
                 Code.FILE_TOO_LARGE,
                 f"{root} is {info.st_size} bytes, over the --max-file-size limit of {limit} bytes",
             )

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastmcp.dependencies import Depends
 from pydantic import Field
 
-from boris.errors import Code, ToolFailure
+from boris.errors import BorisError, Code
 from boris.files import edit as edits
 from boris.files.display import edit_snippet
 from boris.files.editing import edit_file, editing
@@ -76,7 +76,7 @@ def replace_in_file(
 ) -> str:
     """What str_replace (and the editor's str_replace command) does and returns."""
     if old_str == "":
-        raise ToolFailure(
+        raise BorisError(
             Code.INVALID_INPUT,
             "old_str: must not be empty; give the exact text to replace "
             "(to write a whole file, use create_file)",
@@ -86,7 +86,7 @@ def replace_in_file(
     if old_str == new_str:
         # Refused before the file is even looked at: the call cannot change anything,
         # and a rewrite would still give the file a new inode and modification time.
-        raise ToolFailure(
+        raise BorisError(
             Code.INVALID_INPUT, "old_str and new_str are identical: nothing to replace"
         )
     applied: list[edits.Edit] = []  # the edit as last applied, for the result

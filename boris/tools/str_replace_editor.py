@@ -13,7 +13,7 @@ from fastmcp.dependencies import Depends
 from mcp_types import ImageContent
 from pydantic import Field
 
-from boris.errors import Code, ToolFailure
+from boris.errors import BorisError, Code
 from boris.files import edit as edits
 from boris.files.display import edit_snippet
 from boris.files.editing import edit_file, editing
@@ -113,7 +113,7 @@ def str_replace_editor(
             raise _missing("file_text", command)
         return create(session, path, file_text)
     if new_str is not None and insert_text is not None and new_str != insert_text:
-        raise ToolFailure(
+        raise BorisError(
             Code.INVALID_INPUT, "new_str and insert_text name the same text; give only one"
         )
     if insert_line is None:
@@ -135,8 +135,8 @@ def definition(settings: Settings) -> ToolDef:
     )
 
 
-def _missing(argument: str, command: str) -> ToolFailure:
-    return ToolFailure(
+def _missing(argument: str, command: str) -> BorisError:
+    return BorisError(
         Code.INVALID_INPUT, f"{argument}: missing required argument for the {command} command"
     )
 

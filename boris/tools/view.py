@@ -15,7 +15,7 @@ from fastmcp.dependencies import Depends
 from mcp_types import ImageContent
 from pydantic import Field
 
-from boris.errors import Code, ToolFailure, io_error
+from boris.errors import BorisError, Code, io_error
 from boris.files.display import MAX_VIEW_LINES, format_lines, human_size, read_lines
 from boris.files.editing import check_size, not_a_file, open_existing
 from boris.files.place import locate
@@ -106,9 +106,9 @@ def _check_range(view_range: list[int] | None) -> tuple[int, int] | None:
     if end == -1:  # "to the end of the file", as Claude's text editor tool spells it
         end = sys.maxsize
     if start < 1:
-        raise ToolFailure(Code.INVALID_INPUT, f"view_range start must be 1 or more, got {start}")
+        raise BorisError(Code.INVALID_INPUT, f"view_range start must be 1 or more, got {start}")
     if start > end:
-        raise ToolFailure(
+        raise BorisError(
             Code.INVALID_INPUT,
             f"view_range start {start} is greater than end {end}; give [start, end] "
             "with start <= end",
@@ -152,7 +152,7 @@ def _view_file(
         return text
     start = line_range[0]
     if window.total is not None and start > window.total:
-        raise ToolFailure(
+        raise BorisError(
             Code.INVALID_INPUT, f"start {start} exceeds total lines {window.total} in {resolved}"
         )
     return format_lines(window.lines, start)

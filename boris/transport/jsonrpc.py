@@ -34,9 +34,8 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
-from boris.errors import ToolFailure
-from boris.files import edit as edits
-from boris.text import printable
+from boris.edge import check_arguments
+from boris.errors import BorisError
 
 #: JSON escapes text without control characters to at most 3 bytes per byte of UTF-8:
 #: a 2-byte character written as ``\\uXXXX`` takes 6, a 4-byte one 12 (quotes,
@@ -114,31 +113,6 @@ def read_message(data: bytes | bytearray) -> JSONRPCMessage | Refusal:
     return message
 
 
-def check_arguments(arguments: Mapping[str, Any]) -> None:
-    """Refuse a tool call whose arguments hold a lone surrogate, naming the argument.
-
-    JSON can carry one (``"\\ud800"``) but it is not Unicode text: no tool can use it,
-    and it cannot be written into a reply or a file. Nested values are named by their
-    path (``edits.0.old_str``). Raises ToolFailure (``INVALID_INPUT``).
-    """
-    pending: list[tuple[str, Any]] = [("", arguments)]
-    while pending:
-        name, value = pending.pop()
-        if isinstance(value, str):
-            if not value.isascii():
-                edits.encode_argument(name, value)
-        elif isinstance(value, Mapping):
-            children = []
-            for key, child in value.items():
-                path = f"{name}.{key}" if name else str(key)
-                if not path.isascii():
-                    edits.encode_argument(printable(path), str(key))
-                children.append((path, child))
-            pending.extend(reversed(children))
-        elif isinstance(value, list):
-            pending.extend(reversed([(f"{name}.{i}", child) for i, child in enumerate(value)]))
-
-
 def lone_surrogate_reply(message: JSONRPCRequest, data: bytes) -> dict[str, Any] | None:
     """The tool result a ``tools/call`` (read from ``data``) with a lone surrogate in its
     arguments gets; None for any other message."""
@@ -152,6 +126,6 @@ def lone_surrogate_reply(message: JSONRPCRequest, data: bytes) -> dict[str, Any]
         return None
     try:
         check_arguments(arguments)
-    except ToolFailure as failure:
+    except BorisError as failure:
         return {"content": [{"type": "text", "text": str(failure)}], "isError": True}
     return None

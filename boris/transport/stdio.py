@@ -1,4 +1,5 @@
-"""Boris's STDIO transport: one JSON-RPC message per line, each read once, all answered.
+"""The STDIO transport: one client on stdin/stdout, one JSON-RPC message per line, each
+read once, all answered; signals end it cleanly.
 
 The MCP SDK's own STDIO transport drops a line it cannot use (the client then waits
 forever), takes a line of any length, and ends the session at the first reply it cannot
@@ -7,10 +8,10 @@ whole messages:
 
 - input is read in chunks and a line is assembled in one buffer, the newline looked for
   only in the bytes just read: a long message costs linear time;
-- a line longer than the message limit (boris.transport.jsonrpc.max_message_size) is refused at
-  once with a JSON-RPC error, and the rest of it is skipped without being kept;
-- each line is parsed once (boris.transport.jsonrpc.read_message); what is not a message gets its
-  JSON-RPC error instead of silence;
+- a line longer than the message limit (boris.transport.jsonrpc.max_message_size) is
+  refused at once with a JSON-RPC error, and the rest of it is skipped without being kept;
+- each line is parsed once (boris.transport.jsonrpc.read_message); what is not a
+  message gets its JSON-RPC error instead of silence;
 - one writer sends every reply as one whole line; a reply that cannot be encoded is
   replaced by an error reply to the same request, and the session goes on.
 
@@ -23,6 +24,9 @@ from __future__ import annotations
 import logging
 import os
 import select
+import signal
+import sys
+import threading
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -37,11 +41,13 @@ from mcp_types import (
 )
 from pydantic_core import PydanticSerializationError
 
-from boris.transport.jsonrpc import Refusal, read_message, too_large
+from boris.transport.jsonrpc import Refusal, max_message_size, read_message, too_large
 
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
     from fastmcp import FastMCP
+
+    from boris.settings import Settings
 
 log = logging.getLogger("boris.stdio")
 
@@ -239,3 +245,53 @@ def _write_line(fd: int, data: bytes) -> None:
     while view:
         view = view[os.write(fd, view) :]
     os.write(fd, b"\n")
+
+
+# --- serving ---------------------------------------------------------------------
+
+#: Seconds a STDIO server may spend cleaning up after a signal before it exits anyway.
+_SIGNAL_GRACE = 7.0
+
+
+async def serve_stdio(mcp: FastMCP[Any], settings: Settings) -> None:
+    """Serve one client on stdin/stdout until EOF or a signal; close its session on the way out.
+
+    Left alone, SIGTERM would end the process without cleanup. Cancelling the server
+    is not enough either: stdin is read in a worker thread that only returns with the
+    next chunk, so the lifespan's cleanup would wait for it. On a signal the guard ends
+    the server's input instead, the lifespan closes the session (its background tasks
+    terminated, then killed if they linger), and the process exits with 128+signal.
+    """
+    received: list[int] = []
+    guard = StdioGuard(max_message_size(settings.max_file_size))
+    try:
+        async with anyio.create_task_group() as group:
+
+            async def watch_signals() -> None:
+                with anyio.open_signal_receiver(
+                    signal.SIGTERM, signal.SIGINT, signal.SIGHUP
+                ) as signals:
+                    async for signum in signals:
+                        received.append(signum)
+                        log.info("received %s, shutting down", signal.Signals(signum).name)
+                        _exit_after(_SIGNAL_GRACE, 128 + signum)
+                        # EOF lets the transport end on its own; its stdin reader sits
+                        # in a thread that a cancellation alone would wait for.
+                        guard.stop_input()
+                        group.cancel_scope.cancel()
+                        return
+
+            group.start_soon(watch_signals)
+            await guard.serve(mcp)
+            group.cancel_scope.cancel()
+    finally:
+        guard.close()
+    if received:
+        sys.stderr.flush()
+        os._exit(128 + received[0])
+
+
+def _exit_after(seconds: float, code: int) -> None:
+    timer = threading.Timer(seconds, os._exit, args=(code,))
+    timer.daemon = True
+    timer.start()

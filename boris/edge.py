@@ -1,0 +1,226 @@
+"""The edge between MCP and the tools: what a client sends in, what it gets back.
+
+Every tool call passes here on its way in and out:
+
+- an argument holding a lone surrogate is refused before any tool sees it, and so
+  is a call of a tool that is not served (``[INVALID_INPUT] unknown tool 'x';
+  available: …``);
+- arguments are validated strictly (a string where an integer belongs is the
+  client's mistake, not something to coerce), and a bad one is named in an
+  ``[INVALID_INPUT] <argument>: <what is wrong>`` result;
+- a :class:`~boris.errors.BorisError` raised below becomes its ``[CODE] message``
+  result with ``isError: true``;
+- every text that goes back is valid Unicode (:func:`boris.text.printable`).
+
+Failures are caught in the tool's own dispatch (:class:`EdgeTool`) rather than in
+middleware: fastmcp logs any other exception escaping a tool as an ERROR with its
+traceback before middleware sees it, and a missing file is the client's business,
+not an event for the server's log.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import types
+import typing
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any
+
+import mcp_types
+import pydantic_core
+from fastmcp.exceptions import NotFoundError, ValidationError
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from fastmcp.tools.base import ToolResult
+from fastmcp.tools.function_tool import FunctionTool
+from pydantic import Strict
+from pydantic import ValidationError as PydanticValidationError
+
+from boris.errors import BorisError, Code
+from boris.files.edit import encode_argument
+from boris.text import printable
+
+log = logging.getLogger("boris.edge")
+
+
+def failure(error: BorisError) -> ToolResult:
+    """The result a client gets for ``error``."""
+    return ToolResult(content=[mcp_types.TextContent(type="text", text=str(error))], is_error=True)
+
+
+class EdgeTool(FunctionTool):
+    """A tool function as Boris serves it: strict arguments, failures as results, and
+    text that can always be sent."""
+
+    @classmethod
+    def of(cls, fn: Callable[..., Any]) -> EdgeTool:
+        """The tool for a function carrying fastmcp's ``tool`` decorator."""
+        tool = cls.from_function(strictly_typed(fn))
+        assert isinstance(tool, EdgeTool)
+        return tool
+
+    async def _run(self, arguments: dict[str, Any]) -> ToolResult:
+        try:
+            result = await self.run(arguments)
+        except BorisError as error:
+            return failure(error)
+        except ValidationError as exc:
+            return failure(_invalid_arguments(exc))
+        try:
+            return _printable(result, self.name)
+        except BorisError as error:
+            return failure(error)
+
+
+def _invalid_arguments(exc: ValidationError) -> BorisError:
+    cause = exc.__cause__
+    if isinstance(cause, PydanticValidationError):
+        problems = "; ".join(_describe_argument_error(e) for e in cause.errors())
+    else:
+        problems = str(exc)
+    log.debug("invalid arguments: %s", problems)
+    return BorisError(Code.INVALID_INPUT, problems)
+
+
+def _describe_argument_error(error: Any) -> str:
+    loc = ".".join(str(part) for part in error.get("loc", ()))
+    kind = error.get("type")
+    if kind in ("missing", "missing_argument"):
+        message = "missing required argument"
+    elif kind == "none_required":
+        message = "Input should be null"  # JSON's name for it, as the client wrote it
+    elif kind == "unexpected_keyword_argument":
+        message = "unknown argument"
+    else:
+        message = str(error.get("msg", "invalid value"))
+    return f"{loc}: {message}" if loc else message
+
+
+def _printable(result: ToolResult, tool: str) -> ToolResult:
+    """``result`` with its text made valid Unicode; ``IO_ERROR`` for anything else in it
+    that cannot be encoded as JSON.
+
+    Text from the file system can hold lone surrogates (a file name that is not UTF-8),
+    which no JSON encoder accepts: one reply that cannot be encoded would end a STDIO
+    session. They become U+FFFD here, whichever tool produced them.
+    """
+    content: list[mcp_types.ContentBlock] = []
+    changed = False
+    for block in result.content:
+        if isinstance(block, mcp_types.TextContent):
+            safe = printable(block.text)
+            if safe is not block.text:
+                block = block.model_copy(update={"text": safe})
+                changed = True
+        content.append(block)
+    try:
+        for block in content:
+            if not isinstance(block, mcp_types.TextContent):
+                block.model_dump_json()
+        for extra in (result.structured_content, result.meta):
+            if extra is not None:
+                pydantic_core.to_json(extra)
+    except pydantic_core.PydanticSerializationError as exc:
+        reason = printable(str(exc))
+        raise BorisError(
+            Code.IO_ERROR, f"the result of {printable(tool)} cannot be sent as JSON: {reason}"
+        ) from None
+    return result.model_copy(update={"content": content}) if changed else result
+
+
+class CallGuard(Middleware):
+    """Refuses, before any tool runs, a call whose arguments hold a lone surrogate and
+    a call of a tool that is not served."""
+
+    async def on_call_tool(
+        self, context: MiddlewareContext[Any], call_next: CallNext[Any, ToolResult]
+    ) -> ToolResult:
+        try:
+            check_arguments(context.message.arguments or {})
+            return await call_next(context)
+        except BorisError as error:
+            return failure(error)
+        except NotFoundError:
+            name = context.message.name
+            assert context.fastmcp_context is not None
+            tools = await context.fastmcp_context.fastmcp.list_tools()
+            available = ", ".join(t.name for t in tools)
+            return failure(
+                BorisError(Code.INVALID_INPUT, f"unknown tool {name!r}; available: {available}")
+            )
+
+
+def check_arguments(arguments: Mapping[str, Any]) -> None:
+    """Refuse a tool call whose arguments hold a lone surrogate, naming the argument.
+
+    JSON can carry one (``"\\ud800"``) but it is not Unicode text: no tool can use it,
+    and it cannot be written into a reply or a file. Nested values are named by their
+    path (``edits.0.old_str``). Raises BorisError (``INVALID_INPUT``).
+    """
+    pending: list[tuple[str, Any]] = [("", arguments)]
+    while pending:
+        name, value = pending.pop()
+        if isinstance(value, str):
+            if not value.isascii():
+                encode_argument(name, value)
+        elif isinstance(value, Mapping):
+            children = []
+            for key, child in value.items():
+                path = f"{name}.{key}" if name else str(key)
+                if not path.isascii():
+                    encode_argument(printable(path), str(key))
+                children.append((path, child))
+            pending.extend(reversed(children))
+        elif isinstance(value, list):
+            pending.extend(reversed([(f"{name}.{i}", child) for i, child in enumerate(value)]))
+
+
+def strictly_typed(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with every parameter a client sets marked Strict.
+
+    A string where an integer belongs is the client's mistake, not something to
+    coerce silently. fastmcp's own strict mode (``strict_input_validation``) encodes
+    every call's arguments to JSON again and parses that, which costs three times the
+    size of a large argument (a file's content) in memory; a Strict parameter is
+    validated as it is. Every tool parameter has a JSON type, for which strict
+    validation of the parsed value and of JSON agree. Injected parameters (a
+    dependency as default) are left alone. The copy keeps ``fn``'s attributes, the
+    ``tool`` decorator's metadata among them.
+    """
+    strict = types.FunctionType(
+        fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__
+    )
+    strict.__kwdefaults__ = fn.__kwdefaults__
+    strict.__qualname__ = fn.__qualname__
+    strict.__module__ = fn.__module__
+    strict.__dict__.update(fn.__dict__)
+    annotations = dict(fn.__annotations__)
+    # Only these are resolved: an injected parameter's type may be imported for type
+    # checking alone.
+    strict.__annotations__ = {
+        name: annotations[name]
+        for name, parameter in inspect.signature(fn).parameters.items()
+        if parameter.default is parameter.empty
+        or parameter.default is None
+        or isinstance(parameter.default, str | int)
+    }
+    for name, hint in typing.get_type_hints(strict, include_extras=True).items():
+        annotations[name] = _strict_type(hint)
+    strict.__annotations__ = annotations
+    return strict
+
+
+def _strict_type(hint: Any) -> Any:
+    """``hint`` with Strict on each scalar inside it (pydantic takes it nowhere else)."""
+    origin = typing.get_origin(hint)
+    if origin is Annotated:
+        inner, *metadata = typing.get_args(hint)
+        return Annotated[(_strict_type(inner), *metadata)]
+    if origin in (typing.Union, types.UnionType):
+        return typing.Union[tuple(_strict_type(arg) for arg in typing.get_args(hint))]  # noqa: UP007
+    if origin is list:
+        (item,) = typing.get_args(hint)
+        return list[_strict_type(item)]  # type: ignore[misc]
+    if hint in (str, int, float, bool):
+        return Annotated[hint, Strict()]
+    return hint
