@@ -43,7 +43,8 @@ def serve(settings: Settings) -> None:
     """Build the app and serve it over the transport the settings name."""
     import anyio
 
-    from boris.app import build_app, detect_shell
+    from boris.app import build_app
+    from boris.shell.process import detect_shell
 
     shell = detect_shell()
     logging.getLogger("boris").info(

@@ -1,59 +1,72 @@
-"""Builds the FastMCP app from settings: the tools it serves, the edge they sit behind,
-the per-session state, /health."""
+"""The FastMCP app for a set of settings: the tools it serves behind the edge, what it
+tells clients about them, the sessions, and ``/health``.
+
+Every tool of the mode is added; those ``--disable-tools`` takes away are then
+hidden with fastmcp's visibility (``disable``), so they are neither listed nor
+callable. Tool descriptions come from the tool modules; the parts that depend on the
+settings are put together in one place, :func:`describe`.
+"""
 
 from __future__ import annotations
 
-import importlib
-import logging
-import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
-import mcp_types
 from fastmcp import FastMCP
-from fastmcp.tools.base import Tool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from boris import __version__
-from boris.edge import CallGuard, EdgeTool, strictly_typed
+from boris import __version__, toolset
+from boris.edge import CallGuard, EdgeTool
 from boris.files.scope import PathScope
 from boris.session import Runtime, SessionStore
 from boris.settings import Settings
-from boris.toolset import ToolDef, enabled_tools
+from boris.shell.process import detect_shell
+from boris.tools import (
+    bash,
+    create_file,
+    glob,
+    grep,
+    str_replace,
+    str_replace_editor,
+    task_output,
+    view,
+)
 
-log = logging.getLogger("boris")
+#: The function behind each tool name, per mode.
+_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "bash": bash.bash,
+    "task_output": task_output.task_output,
+    "view": view.view,
+    "str_replace": str_replace.str_replace,
+    "create_file": create_file.create_file,
+    "grep": grep.grep,
+    "glob": glob.glob,
+}
+_COMPAT_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "bash": bash.bash,
+    "task_output": task_output.task_output,
+    "str_replace_editor": str_replace_editor.str_replace_editor,
+    "grep": grep.grep_compat,
+    "glob": glob.glob_compat,
+}
 
-#: The module under boris.tools that defines each tool.
-_TOOL_MODULES = {
-    "bash": "bash",
-    "task_output": "task_output",
-    "view": "view",
-    "str_replace": "str_replace",
-    "create_file": "create_file",
-    "grep": "grep",
-    "glob": "glob",
-    "str_replace_editor": "str_replace_editor",
+#: Two names of one argument, per tool: the schema lists one, the other is understood.
+_NAME_PAIRS = {"grep": grep.COMPAT_NAMES}
+
+#: The sentence each editing tool's description gains while view-before-edit is on.
+_VIEW_FIRST = {
+    "view": view.VIEW_FIRST,
+    "str_replace": str_replace.VIEW_FIRST,
+    "create_file": create_file.VIEW_FIRST,
+    "str_replace_editor": str_replace_editor.VIEW_FIRST,
 }
 
 
-def detect_shell() -> str:
-    return "/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh"
-
-
-def instructions(settings: Settings) -> str:
-    text = f"Working directory: {settings.workdir}"
-    if settings.allow_dirs:
-        text += f"\nAllowed directories: {', '.join(settings.allow_dirs)}"
-    if settings.deny_dirs:
-        text += f"\nDenied patterns: {', '.join(settings.deny_dirs)}"
-    return text
-
-
 def build_app(settings: Settings, shell: str | None = None) -> FastMCP[Any]:
-    """The MCP server for these settings, with only the enabled tools registered."""
+    """The MCP app for these settings, serving the tools they leave enabled."""
     runtime = Runtime(
         settings=settings,
         scope=PathScope(settings.allow_dirs, settings.deny_dirs),
@@ -81,22 +94,14 @@ def build_app(settings: Settings, shell: str | None = None) -> FastMCP[Any]:
         mask_error_details=False,
         on_duplicate="error",
     )
-    for name in enabled_tools(settings.anthropic_compat, set(settings.disable_tools)):
-        module = importlib.import_module(f"boris.tools.{_TOOL_MODULES[name]}")
-        definition: ToolDef = module.definition(settings)
-        tool = EdgeTool.from_function(
-            strictly_typed(definition.fn),
-            name=name,
-            description=definition.description,
-            output_schema=None,
-            annotations=mcp_types.ToolAnnotations(
-                title=definition.title,
-                read_only_hint=definition.read_only,
-                destructive_hint=not definition.read_only,
-            ),
-        )
-        _hide_arguments(tool, definition.hidden_arguments)
-        mcp.add_tool(tool)
+    compat = settings.anthropic_compat
+    functions = _COMPAT_FUNCTIONS if compat else _FUNCTIONS
+    for name in toolset.served(compat):
+        tool = EdgeTool.of(functions[name], pairs=_NAME_PAIRS.get(name))
+        mcp.add_tool(tool.model_copy(update={"description": describe(tool, settings)}))
+    removed = toolset.removed(compat, settings.disable_tools)
+    if removed:
+        mcp.disable(names=removed, components={"tool"})
 
     @mcp.custom_route("/health", methods=["GET"])
     async def health(request: Request) -> JSONResponse:
@@ -105,13 +110,32 @@ def build_app(settings: Settings, shell: str | None = None) -> FastMCP[Any]:
     return mcp
 
 
-def _hide_arguments(tool: Tool, names: tuple[str, ...]) -> None:
-    """Drop accepted-but-unadvertised parameters from the schema clients see.
+def describe(tool: EdgeTool, settings: Settings) -> str:
+    """What clients read about ``tool`` under these settings.
 
-    Validation still goes by the function's signature, so the names keep working.
+    bash's text names the default timeout (--timeout); bash and task_output have
+    their own wording in compat mode; the editing tools add a sentence while
+    view-before-edit is on. Every other text is the decorator's.
     """
-    properties = tool.parameters.get("properties", {})
-    for hidden in names:
-        properties.pop(hidden, None)
-    if "required" in tool.parameters:
-        tool.parameters["required"] = [r for r in tool.parameters["required"] if r not in names]
+    compat = settings.anthropic_compat
+    if tool.name == "bash":
+        template = bash.COMPAT_DESCRIPTION if compat else bash.DESCRIPTION
+        text = template.format(default_ms=settings.timeout_ms)
+    elif tool.name == "task_output":
+        text = task_output.COMPAT_DESCRIPTION if compat else task_output.DESCRIPTION
+    else:
+        assert tool.description is not None, tool.name
+        text = tool.description
+    if settings.require_view_before_edit:
+        text += _VIEW_FIRST.get(tool.name, "")
+    return text
+
+
+def instructions(settings: Settings) -> str:
+    """The initialize result's instructions: where the session starts, and the scope."""
+    text = f"Working directory: {settings.workdir}"
+    if settings.allow_dirs:
+        text += f"\nAllowed directories: {', '.join(settings.allow_dirs)}"
+    if settings.deny_dirs:
+        text += f"\nDenied patterns: {', '.join(settings.deny_dirs)}"
+    return text

@@ -33,12 +33,13 @@ from fastmcp.exceptions import NotFoundError, ValidationError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools.base import ToolResult
 from fastmcp.tools.function_tool import FunctionTool
-from pydantic import Strict
+from pydantic import Field, Strict
 from pydantic import ValidationError as PydanticValidationError
 
 from boris.errors import BorisError, Code
 from boris.files.edit import encode_argument
 from boris.text import printable
+from boris.tools import Unlisted
 
 log = logging.getLogger("boris.edge")
 
@@ -52,34 +53,96 @@ class EdgeTool(FunctionTool):
     """A tool function as Boris serves it: strict arguments, failures as results, and
     text that can always be sent."""
 
+    #: Other names clients may give an argument by: the unlisted name → the listed one.
+    aliases: dict[str, str] = Field(default_factory=dict)
+
     @classmethod
-    def of(cls, fn: Callable[..., Any]) -> EdgeTool:
-        """The tool for a function carrying fastmcp's ``tool`` decorator."""
-        tool = cls.from_function(strictly_typed(fn))
-        assert isinstance(tool, EdgeTool)
-        return tool
+    def of(cls, fn: Callable[..., Any], *, pairs: Mapping[str, str] | None = None) -> EdgeTool:
+        """The tool for ``fn``, a function carrying fastmcp's ``tool`` decorator.
+
+        Parameters marked :data:`~boris.tools.UNLISTED` are left out of the schema.
+        ``pairs`` are two names for one argument: whichever of the two the schema
+        lists, the other is understood as an alias of it.
+        """
+        strict = strictly_typed(fn)
+        tool = cls.from_function(strict)
+        schema = tool.parameters
+        unlisted = _unlisted(strict)
+        properties = {k: v for k, v in schema["properties"].items() if k not in unlisted}
+        parameters = {**schema, "properties": properties}
+        if "required" in schema:
+            parameters["required"] = [r for r in schema["required"] if r not in unlisted]
+        aliases = {}
+        for first, second in (pairs or {}).items():
+            if first in properties and second not in properties:
+                aliases[second] = first
+            elif second in properties and first not in properties:
+                aliases[first] = second
+        served = tool.model_copy(update={"parameters": parameters, "aliases": aliases})
+        assert isinstance(served, EdgeTool)
+        return served
 
     async def _run(self, arguments: dict[str, Any]) -> ToolResult:
+        arguments, given_as = self._listed_names(arguments)
         try:
             result = await self.run(arguments)
         except BorisError as error:
             return failure(error)
         except ValidationError as exc:
-            return failure(_invalid_arguments(exc))
+            return failure(_invalid_arguments(exc, given_as))
         try:
             return _printable(result, self.name)
         except BorisError as error:
             return failure(error)
 
+    def _listed_names(self, arguments: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+        """``arguments`` with each alias put under the listed name it stands for, which it
+        overrides; and each such name → the alias it came as. An alias that is null or
+        empty counts as not given."""
+        if not self.aliases or self.aliases.keys().isdisjoint(arguments):
+            return arguments, {}
+        renamed = dict(arguments)
+        given_as = {}
+        for alias, name in self.aliases.items():
+            if alias not in renamed:
+                continue
+            value = renamed.pop(alias)
+            if value is None or value == "":
+                continue
+            renamed[name] = value
+            given_as[name] = alias
+        return renamed, given_as
 
-def _invalid_arguments(exc: ValidationError) -> BorisError:
+
+def _unlisted(strict: Callable[..., Any]) -> set[str]:
+    """The parameters of a :func:`strictly_typed` function marked UNLISTED."""
+    return {
+        name
+        for name, hint in strict.__annotations__.items()
+        if any(isinstance(meta, Unlisted) for meta in getattr(hint, "__metadata__", ()))
+    }
+
+
+def _invalid_arguments(exc: ValidationError, given_as: Mapping[str, str]) -> BorisError:
+    """``INVALID_INPUT`` naming each bad argument; one that came by an alias is named by
+    the alias, with the one problem of its value (not each branch of an optional type)."""
     cause = exc.__cause__
-    if isinstance(cause, PydanticValidationError):
-        problems = "; ".join(_describe_argument_error(e) for e in cause.errors())
-    else:
-        problems = str(exc)
-    log.debug("invalid arguments: %s", problems)
-    return BorisError(Code.INVALID_INPUT, problems)
+    if not isinstance(cause, PydanticValidationError):
+        return BorisError(Code.INVALID_INPUT, str(exc))
+    problems = []
+    reported: set[str] = set()
+    for error in cause.errors():
+        loc = error.get("loc", ())
+        if loc and loc[0] in given_as:
+            alias = given_as[str(loc[0])]
+            if error.get("type") == "none_required" or alias in reported:
+                continue
+            reported.add(alias)
+            error = {**error, "loc": (alias,)}
+        problems.append(_describe_argument_error(error))
+    message = "; ".join(problems)
+    log.debug("invalid arguments: %s", message)
+    return BorisError(Code.INVALID_INPUT, message)
 
 
 def _describe_argument_error(error: Any) -> str:

@@ -1,8 +1,9 @@
-"""Per-client state (cwd, viewed files, background tasks) and its store.
+"""Per-client state (cwd, viewed files, background tasks), its store, and how a tool gets it.
 
 Over HTTP every ``Mcp-Session-Id`` has its own :class:`Session`, closed when the client
 sends DELETE, when it has been idle for ``--session-idle-timeout``, or at shutdown.
-Over STDIO the process serves one client, so there is exactly one session.
+Over STDIO the process serves one client, so there is exactly one session. A tool
+takes its caller's session as ``session: Session = Depends(current_session)``.
 """
 
 from __future__ import annotations
@@ -10,44 +11,40 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
-from boris.errors import BorisError, Code
+from boris.files.access import FileAccess
 from boris.files.scope import PathScope
 from boris.settings import Settings
+from boris.shell.command import Shell
+from boris.shell.environment import child_environment, for_commands
+from boris.shell.process import KILL_GRACE
+from boris.shell.tasks import Endable, TaskTable
 
 if TYPE_CHECKING:
     from fastmcp import Context
 
 log = logging.getLogger("boris.session")
 
-#: Seconds between SIGTERM and SIGKILL for a process group Boris ends.
-KILL_GRACE = 5.0
 
-
-class BackgroundTask(Protocol):
-    """What a session needs from a background task to end it."""
-
-    def terminate(self) -> None:
-        """SIGTERM the task's process group now and SIGKILL it ``KILL_GRACE`` later."""
-
-    def kill(self) -> None:
-        """SIGKILL whatever is left of the task's process group."""
-
-    def alive(self) -> bool:
-        """Whether any process of the task's group is still running."""
+def command_environment() -> dict[str, str]:
+    """The environment every command of this server runs with."""
+    return child_environment(for_commands())
 
 
 @dataclass(frozen=True)
 class Runtime:
-    """What every session of one server shares: the settings, the scope and the shell."""
+    """What every session of one app shares: the settings, the scope, the shell and the
+    environment commands run with."""
 
     settings: Settings
     scope: PathScope
     shell: str
+    env: Mapping[str, str] = field(default_factory=command_environment)
 
 
 @dataclass(eq=False)
@@ -55,12 +52,9 @@ class Session:
     id: str
     runtime: Runtime
     cwd: str
-    tasks: dict[str, BackgroundTask] = field(default_factory=dict)
-    # Ids of background tasks that finished and expired unread, oldest first (boris.shell.tasks).
-    expired_tasks: dict[str, None] = field(default_factory=dict)
-    closed: bool = False
+    tasks: TaskTable = field(default_factory=TaskTable)
     # Sync tools run in worker threads, so shared state is guarded by a real lock.
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _viewed: set[str] = field(default_factory=set, repr=False)
 
     @property
@@ -76,36 +70,39 @@ class Session:
         return self.scope.resolve(path, self.cwd)
 
     def mark_viewed(self, resolved_path: str) -> None:
-        with self.lock:
+        with self._lock:
             self._viewed.add(resolved_path)
 
     def has_viewed(self, resolved_path: str) -> bool:
-        with self.lock:
+        with self._lock:
             return resolved_path in self._viewed
 
-    def add_task(self, task_id: str, task: BackgroundTask) -> None:
-        """Register a started task; a closed session refuses it (and ends it at once)."""
-        with self.lock:
-            if not self.closed:
-                self.tasks[task_id] = task
-                return
-        task.terminate()
-        raise BorisError(Code.BASH_START_FAILED, "the session is closed; start a new session")
+    @property
+    def files(self) -> FileAccess:
+        """What the file tools' domain needs of this session, as it is now."""
+        settings = self.settings
+        return FileAccess(
+            cwd=self.cwd,
+            scope=self.scope,
+            max_size=settings.max_file_size,
+            view_first=settings.require_view_before_edit,
+            viewed=self.has_viewed,
+            mark_viewed=self.mark_viewed,
+        )
 
-    def close(self) -> list[BackgroundTask]:
+    @property
+    def shell(self) -> Shell:
+        """Where this session's commands run, as it is now."""
+        runtime = self.runtime
+        return Shell(runtime.shell, runtime.env, self.cwd, self.settings.workdir)
+
+    def close(self) -> list[Endable]:
         """End the session: terminate every background task. Idempotent.
 
         Returns the tasks it terminated so a caller that can wait (shutdown) can
         make sure they are gone.
         """
-        with self.lock:
-            if self.closed:
-                return []
-            self.closed = True
-            tasks = list(self.tasks.values())
-            self.tasks.clear()
-        for task in tasks:
-            task.terminate()
+        tasks = self.tasks.close()
         log.debug("session %s closed, %d background task(s) terminated", self.id, len(tasks))
         return tasks
 

@@ -1,8 +1,17 @@
-"""Text that can go into a reply: every string a client receives must be valid Unicode."""
+"""Text that goes into a reply: valid Unicode, and no listing or stream longer than the cap.
+
+Every string a client receives must be valid Unicode (:func:`printable`). Every tool
+whose output could be of any size (bash's streams, grep, glob, a directory listing)
+shows at most :data:`LIMIT` characters of it, and says how much more there was.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+
+#: The most characters a tool shows of one stream, listing or search output.
+LIMIT = 30_000
 
 # Lone surrogates that surrogateescape cannot turn back into bytes (a character class
 # on one character at a time: linear).
@@ -22,3 +31,14 @@ def printable(text: str) -> str:
         text = _OTHER_SURROGATES.sub("\ufffd", text)
         return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     return text
+
+
+def lines_within(lines: Sequence[str], limit: int = LIMIT) -> int:
+    """How many of ``lines``, from the first, fit in ``limit`` characters joined by
+    newlines: where a listing is cut so that no line is shown in part."""
+    size = -1  # no newline before the first line
+    for count, line in enumerate(lines):
+        size += len(line) + 1
+        if size > limit:
+            return count
+    return len(lines)

@@ -1,38 +1,26 @@
-"""The tools Boris serves, one module each. This package root stays import-light:
-settings validation reads the names below before fastmcp is loaded."""
+"""Which tools each mode serves, and what ``--disable-tools`` may name and removes.
+
+Plain data, importing nothing of Boris: settings validates ``--disable-tools`` with it
+before anything heavy is loaded, and the app serves by it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterable
 
-
-@dataclass(frozen=True)
-class ToolDef:
-    """What a tool module hands the server: the function and how to present it.
-
-    Tool functions carry no docstring: fastmcp would parse it with griffe, which
-    costs 60 ms of start-up. The description given here is what clients see.
-    """
-
-    fn: Callable[..., Any]
-    title: str
-    read_only: bool
-    description: str
-    #: Parameters ``fn`` accepts but the schema does not show: another mode's names
-    #: for the same arguments, so a client using either set is understood.
-    hidden_arguments: tuple[str, ...] = ()
-
-
-#: Tools registered in the default mode, in tools/list order.
+#: Tools served in the default mode, in tools/list order.
 DEFAULT_TOOLS = ("bash", "task_output", "view", "str_replace", "create_file", "grep", "glob")
 
-#: Tools registered with --anthropic-compat: one editor replaces the three file tools.
+#: Tools served with --anthropic-compat: one editor replaces the three file tools.
 COMPAT_TOOLS = ("bash", "task_output", "str_replace_editor", "grep", "glob")
 
 #: The split file tools whose work the compat editor does.
 EDITOR_PARTS = ("view", "str_replace", "create_file")
+
+
+def served(compat: bool) -> tuple[str, ...]:
+    """The tools of a mode, in tools/list order."""
+    return COMPAT_TOOLS if compat else DEFAULT_TOOLS
 
 
 def valid_disable_names(compat: bool) -> tuple[str, ...]:
@@ -40,8 +28,8 @@ def valid_disable_names(compat: bool) -> tuple[str, ...]:
     return (*COMPAT_TOOLS, *EDITOR_PARTS) if compat else DEFAULT_TOOLS
 
 
-def enabled_tools(compat: bool, disabled: frozenset[str] | set[str]) -> list[str]:
-    """The tool names to register, given the mode and the --disable-tools names.
+def removed(compat: bool, disabled: Iterable[str]) -> set[str]:
+    """The tools of a mode that the --disable-tools names take away.
 
     bash and task_output live and die together; in compat mode disabling any part
     of the editor removes the editor.
@@ -51,4 +39,4 @@ def enabled_tools(compat: bool, disabled: frozenset[str] | set[str]) -> list[str
         off |= {"bash", "task_output"}
     if compat and off & {*EDITOR_PARTS, "str_replace_editor"}:
         off.add("str_replace_editor")
-    return [name for name in (COMPAT_TOOLS if compat else DEFAULT_TOOLS) if name not in off]
+    return off & set(served(compat))

@@ -19,7 +19,7 @@ from fastmcp import Client
 
 from boris.app import build_app
 from boris.settings import Settings
-from boris.tools.bash import MAX_TIMEOUT_MS, effective_timeout
+from boris.shell.command import MAX_TIMEOUT_MS, effective_timeout
 from tests.pids import pid_alive, pids_in, wait_gone
 from tests.support import (
     BORIS,

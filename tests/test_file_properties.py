@@ -1,7 +1,7 @@
 """Properties of the file tools over generated files, checked against simple oracles.
 
-These call the functions the server's tools run (``replace_in_file``, ``view_path``, the
-editor entry point) in-process, with a real Session and real files, for speed; the
+These call the tool functions (``str_replace``, ``view``, ``create_file``, the
+editor's) in-process, with a real Session and real files, for speed; the
 end-to-end tests in the other test_*.py files go through real clients.
 """
 
@@ -23,10 +23,10 @@ from boris.files.display import read_lines
 from boris.files.scope import PathScope
 from boris.session import Runtime, Session
 from boris.settings import Settings
-from boris.tools.create_file import create
-from boris.tools.str_replace import replace_in_file
+from boris.tools.create_file import create_file
+from boris.tools.str_replace import str_replace
 from boris.tools.str_replace_editor import str_replace_editor
-from boris.tools.view import view_path
+from boris.tools.view import view
 
 BOM = b"\xef\xbb\xbf"
 
@@ -165,7 +165,7 @@ def check_replacement(before: bytes, old: str, new: str) -> None:
         refused = refusal(before, old, new)
         expected = oracle_replace(before, old.encode(), new.encode())
         event("refused as invalid" if refused else "replaced" if expected else "not replaced")
-        result = outcome(lambda: replace_in_file(session, "f.txt", old, new, False))
+        result = outcome(lambda: str_replace("f.txt", old, new, False, session=session))
         if refused is not None:
             assert result.startswith(refused), result
             assert path.read_bytes() == before
@@ -185,7 +185,7 @@ def test_replace_all_is_bytes_replace(before: bytes, old: str, new: str) -> None
         path = root / "f.txt"
         path.write_bytes(before)
         session.mark_viewed(str(path))
-        result = outcome(lambda: replace_in_file(session, "f.txt", old, new, True))
+        result = outcome(lambda: str_replace("f.txt", old, new, True, session=session))
         refused = refusal(before, old, new)
         if refused is not None:
             assert result.startswith(refused), result
@@ -238,7 +238,7 @@ def test_view_range_exact(data: bytes, start: int, end: int) -> None:
     with session_in_tempdir() as (session, root):
         path = root / "f.txt"
         path.write_bytes(data)
-        result = outcome(lambda: view_path(session, "f.txt", [start, end]))
+        result = outcome(lambda: view("f.txt", [start, end], session=session))
         assert result == oracle_view(data, start, end, path)
         # Only a successful view marks the file.
         assert session.has_viewed(str(path)) == (not result.startswith("[INVALID_INPUT]"))
@@ -248,7 +248,7 @@ def test_view_range_exact(data: bytes, start: int, end: int) -> None:
 def test_view_without_range_is_the_whole_small_file(data: bytes) -> None:
     with session_in_tempdir() as (session, root):
         (root / "f.txt").write_bytes(data)
-        result = view_path(session, "f.txt", None)
+        result = view("f.txt", None, session=session)
         assert result == oracle_view(data, 1, 10_000, root / "f.txt") if data else result == ""
 
 
@@ -280,16 +280,18 @@ def editor_calls(draw: st.DrawFn) -> tuple[dict[str, Any], Callable[[Session], A
         view_range = draw(st.none() | st.lists(st.integers(-1, 12), min_size=2, max_size=2))
         return (
             {"command": "view", "view_range": view_range},
-            lambda s: view_path(s, "f.txt", view_range),
+            lambda s: view("f.txt", view_range, session=s),
         )
     if command == "str_replace":
         old, new, replace_all = draw(texts), draw(texts), draw(st.booleans())
         return (
             {"command": "str_replace", "old_str": old, "new_str": new, "replace_all": replace_all},
-            lambda s: replace_in_file(s, "f.txt", old, new, replace_all),
+            lambda s: str_replace("f.txt", old, new, replace_all, session=s),
         )
     content = draw(texts)
-    return {"command": "create", "file_text": content}, lambda s: create(s, "f.txt", content)
+    return {"command": "create", "file_text": content}, lambda s: create_file(
+        "f.txt", content, session=s
+    )
 
 
 def comparable(result: Any) -> Any:
@@ -334,9 +336,9 @@ def test_lone_surrogates_are_invalid_input() -> None:
         path.write_bytes(b"keep\n")
         session.mark_viewed(str(path))
         calls: dict[str, Callable[[], Any]] = {
-            "old_str": lambda: replace_in_file(session, "f.txt", "\ud800", "x", False),
-            "new_str": lambda: replace_in_file(session, "f.txt", "keep", "a\udfff", False),
-            "content": lambda: create(session, "f.txt", "\udc00"),
+            "old_str": lambda: str_replace("f.txt", "\ud800", "x", False, session=session),
+            "new_str": lambda: str_replace("f.txt", "keep", "a\udfff", False, session=session),
+            "content": lambda: create_file("f.txt", "\udc00", session=session),
             "insert_text": lambda: str_replace_editor(
                 "insert", "f.txt", insert_line=1, insert_text="\ud800", session=session
             ),

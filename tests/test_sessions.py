@@ -25,8 +25,7 @@ from boris.errors import BorisError
 from boris.files.scope import PathScope
 from boris.session import Runtime, Session
 from boris.settings import Settings
-from boris.shell.process import child_environment
-from boris.shell.tasks import start as start_task
+from boris.shell.environment import child_environment
 from tests.pids import pid_alive, pids_in, wait_gone
 from tests.support import (
     BORIS,
@@ -344,8 +343,7 @@ async def test_closed_session_refuses_background_tasks(tmp_path: Path) -> None:
     session.close()
     marker = tmp_path / "pid"
     with pytest.raises(BorisError) as refused:
-        start_task(
-            session,
+        session.tasks.start(
             "/bin/bash",
             f"echo $$ > {marker}; exec sleep 300",
             cwd=str(tmp_path),
@@ -353,7 +351,7 @@ async def test_closed_session_refuses_background_tasks(tmp_path: Path) -> None:
             timeout=0,
         )
     assert str(refused.value) == "[BASH_START_FAILED] the session is closed; start a new session"
-    assert session.tasks == {}
+    assert len(session.tasks) == 0
     await anyio.sleep(0.5)
     if marker.exists():  # it may have been ended before it wrote its pid
         assert await wait_gone(pids_in(marker.read_text())) == []

@@ -1,8 +1,11 @@
-"""The checks the file tools share, and the read-edit-write cycle of the editing tools.
+"""str_replace, insert and create_file as the tools run them: the read-edit-write cycle.
 
-Every file tool checks in the same order: invalid input, then ``ACCESS_DENIED`` (the
-session's resolve), then ``PATH_NOT_FOUND``, then ``FILE_NOT_VIEWED``, then the size limit,
-then the operation itself. Only a call that passes all of them touches the disk.
+An edit is a function from the file's bytes to its new bytes (boris.files.edit), run
+between a read and an atomic write (boris.files.writing). Just before the write the
+file must be as it was read; if another writer changed it meanwhile, the edit is
+redone once on the new content, then given up with ``IO_ERROR``. Edits of one file
+are serialised within the server, and a file the caller edited or created counts as
+viewed afterwards.
 """
 
 from __future__ import annotations
@@ -16,71 +19,107 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 from boris.errors import BorisError, Code, io_error
-from boris.files.display import human_size, read_up_to
-from boris.files.place import Place
-from boris.files.writing import Changed, replace_existing
-from boris.session import Session
+from boris.files import edit as edits
+from boris.files.access import FileAccess
+from boris.files.display import edit_snippet, read_up_to
+from boris.files.place import Place, locate, names_directory, not_a_file, open_existing
+from boris.files.writing import Changed, replace_existing, write_new
+
+#: Mode of a file create_file makes, whatever the umask.
+NEW_FILE_MODE = 0o644
 
 
-def open_existing(place: Place, tool: str) -> tuple[int, os.stat_result]:
-    """A read descriptor of the regular file or directory at ``place``, and its stat.
+def replace(access: FileAccess, path: str, old_str: str, new_str: str, replace_all: bool) -> str:
+    """str_replace (and the editor's str_replace command): what it does and returns."""
+    if old_str == "":
+        raise BorisError(
+            Code.INVALID_INPUT,
+            "old_str: must not be empty; give the exact text to replace "
+            "(to write a whole file, use create_file)",
+        )
+    old = edits.encode_argument("old_str", old_str)
+    new = edits.encode_argument("new_str", new_str)
+    if old_str == new_str:
+        # Refused before the file is even looked at: the call cannot change anything,
+        # and a rewrite would still give the file a new inode and modification time.
+        raise BorisError(
+            Code.INVALID_INPUT, "old_str and new_str are identical: nothing to replace"
+        )
+    applied: list[edits.Edit] = []  # the edit as last applied, for the result
 
-    Anything else there (a FIFO, socket or device) is refused without being opened:
-    opening a device can have effects of its own.
-    """
+    with locate(access.resolve, path) as place, editing(place.path):
+
+        def apply(data: bytes) -> bytes:
+            applied.append(edits.replace(data, old, new, replace_all, place.path))
+            return applied[-1].data
+
+        edit_file(access, place, "str_replace", apply)
+    edit = applied[-1]
+    if replace_all:
+        return f"Replaced {edit.count} occurrences in {place.path}"
+    return f"Replaced in {place.path}\n\n" + edit_snippet(edit.data, edit.begin, edit.end)
+
+
+def insert(
+    access: FileAccess, path: str, insert_line: int, new_str: str, name: str = "new_str"
+) -> str:
+    """The editor's insert command: ``new_str`` (given as argument ``name``) as whole
+    lines after line ``insert_line``."""
+    text = edits.encode_argument(name, new_str)
+    applied: list[edits.Edit] = []  # the edit as last applied, for the result
+
+    with locate(access.resolve, path) as place, editing(place.path):
+
+        def apply(data: bytes) -> bytes:
+            applied.append(edits.insert(data, insert_line, text, place.path, name))
+            return applied[-1].data
+
+        edit_file(access, place, "insert", apply)
+    edit = applied[-1]
+    return f"Inserted in {place.path}\n\n" + edit_snippet(edit.data, edit.begin, edit.end)
+
+
+def create(access: FileAccess, path: str, content: str) -> str:
+    """create_file (and the editor's create command): what it does and returns."""
+    data = edits.encode_argument("content", content)
+    if names_directory(path):
+        raise BorisError(
+            Code.INVALID_INPUT,
+            f"{os.path.join(access.cwd, path)} names a directory (it ends in /); "
+            "create_file writes files only",
+        )
+    with locate(access.resolve, path) as place, editing(place.path):
+        redo_once_if_changed(place, lambda: _write(access, place, data))
+    access.mark_viewed(place.path)
+    return f"Created {place.path} ({len(data)} bytes)"
+
+
+def _write(access: FileAccess, place: Place, data: bytes) -> None:
     try:
         info = place.lstat()
-        if info is None:
-            raise FileNotFoundError(place.path)
-        if stat.S_ISLNK(info.st_mode):  # resolve leaves only a loop
+        if info is not None and stat.S_ISLNK(info.st_mode):  # resolve leaves only a loop
             raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), place.path)
-        if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
-            problem = not_a_file(place, info, tool)
-            assert problem is not None
-            raise problem
-        return place.open()
-    except (FileNotFoundError, NotADirectoryError):
-        raise BorisError(Code.PATH_NOT_FOUND, f"{place.path} does not exist") from None
     except OSError as exc:
-        raise io_error("read", place.path, exc) from None
+        raise io_error("stat", place.path, exc) from None
+    if info is not None:
+        problem = not_a_file(place, info, "create_file")
+        if problem is not None:
+            raise problem
+        access.require_viewed(place.path, "overwriting")
+    access.check_size(len(data), "content is")
+    try:
+        if info is None:
+            write_new(place, data, NEW_FILE_MODE)
+        else:
+            replace_existing(place, info, data)
+    except OSError as exc:
+        raise write_failure(place.path, exc, existed=info is not None) from None
 
 
-def require_viewed(session: Session, resolved: str, action: str) -> None:
-    """``FILE_NOT_VIEWED`` unless view-before-edit is off or the session has seen the file.
-
-    ``action`` is ``editing`` or ``overwriting``; the wording is fixed by the spec.
-    """
-    if session.settings.require_view_before_edit and not session.has_viewed(resolved):
-        raise BorisError(
-            Code.FILE_NOT_VIEWED,
-            f"file {resolved} must be viewed before {action}. Use the view tool first.",
-        )
+# --- the cycle ---------------------------------------------------------------------
 
 
-def check_size(size: int, limit: int, subject: str) -> None:
-    """``FILE_TOO_LARGE`` when ``size`` bytes exceed ``--max-file-size``."""
-    if size > limit:
-        raise BorisError(
-            Code.FILE_TOO_LARGE,
-            f"{subject} {human_size(size)} ({size} bytes), over the {human_size(limit)} "
-            "limit set by --max-file-size",
-        )
-
-
-def not_a_file(place: Place, info: os.stat_result, tool: str) -> BorisError | None:
-    """The error for a path that exists but is not a regular file, if it is not one."""
-    if stat.S_ISDIR(info.st_mode):
-        return BorisError(
-            Code.INVALID_INPUT, f"{place.path} is a directory; {tool} works on files only"
-        )
-    if place.as_directory:  # "a.txt/": the system's "Not a directory"
-        return BorisError(Code.INVALID_INPUT, f"{place.path}/ is not a directory")
-    if not stat.S_ISREG(info.st_mode):
-        return BorisError(Code.INVALID_INPUT, f"{place.path} is not a regular file")
-    return None
-
-
-def edit_file(session: Session, place: Place, tool: str, edit: Callable[[bytes], bytes]) -> bytes:
+def edit_file(access: FileAccess, place: Place, tool: str, edit: Callable[[bytes], bytes]) -> bytes:
     """Read the file at ``place``, apply ``edit`` to its bytes, write the result back.
 
     After the existence, view and size checks. If another writer changed the file
@@ -89,9 +128,9 @@ def edit_file(session: Session, place: Place, tool: str, edit: Callable[[bytes],
     """
 
     def attempt() -> bytes:
-        data, info = _read_for_edit(session, place, tool)
+        data, info = _read_for_edit(access, place, tool)
         edited = edit(data)
-        check_size(len(edited), session.settings.max_file_size, "the edited file would be")
+        access.check_size(len(edited), "the edited file would be")
         try:
             replace_existing(place, info, edited)
         except OSError as exc:
@@ -99,7 +138,7 @@ def edit_file(session: Session, place: Place, tool: str, edit: Callable[[bytes],
         return edited
 
     written = redo_once_if_changed(place, attempt)
-    session.mark_viewed(place.path)
+    access.mark_viewed(place.path)
     return written
 
 
@@ -116,22 +155,21 @@ def redo_once_if_changed(place: Place, attempt: Callable[[], _T]) -> _T:
     raise BorisError(Code.IO_ERROR, f"{place.path} changed while being edited; view it again")
 
 
-def _read_for_edit(session: Session, place: Place, tool: str) -> tuple[bytes, os.stat_result]:
+def _read_for_edit(access: FileAccess, place: Place, tool: str) -> tuple[bytes, os.stat_result]:
     fd, info = open_existing(place, tool)
     try:
         problem = not_a_file(place, info, tool)
         if problem is not None:
             raise problem
-        require_viewed(session, place.path, "editing")
-        limit = session.settings.max_file_size
-        check_size(info.st_size, limit, f"{place.path} is")
+        access.require_viewed(place.path, "editing")
+        access.check_size(info.st_size, f"{place.path} is")
         try:
-            data = read_up_to(fd, limit + 1)
+            data = read_up_to(fd, access.max_size + 1)
         except OSError as exc:
             raise io_error("read", place.path, exc) from None
     finally:
         os.close(fd)
-    check_size(len(data), limit, f"{place.path} is")  # it may have grown since the stat
+    access.check_size(len(data), f"{place.path} is")  # it may have grown since the stat
     return data, info
 
 

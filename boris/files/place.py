@@ -287,3 +287,39 @@ def fsync_directory(directory: int) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def open_existing(place: Place, tool: str) -> tuple[int, os.stat_result]:
+    """A read descriptor of the regular file or directory at ``place``, and its stat.
+
+    Anything else there (a FIFO, socket or device) is refused without being opened:
+    opening a device can have effects of its own.
+    """
+    try:
+        info = place.lstat()
+        if info is None:
+            raise FileNotFoundError(place.path)
+        if stat.S_ISLNK(info.st_mode):  # resolve leaves only a loop
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), place.path)
+        if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+            problem = not_a_file(place, info, tool)
+            assert problem is not None
+            raise problem
+        return place.open()
+    except (FileNotFoundError, NotADirectoryError):
+        raise BorisError(Code.PATH_NOT_FOUND, f"{place.path} does not exist") from None
+    except OSError as exc:
+        raise io_error("read", place.path, exc) from None
+
+
+def not_a_file(place: Place, info: os.stat_result, tool: str) -> BorisError | None:
+    """The error for a path that exists but is not a regular file, if it is not one."""
+    if stat.S_ISDIR(info.st_mode):
+        return BorisError(
+            Code.INVALID_INPUT, f"{place.path} is a directory; {tool} works on files only"
+        )
+    if place.as_directory:  # "a.txt/": the system's "Not a directory"
+        return BorisError(Code.INVALID_INPUT, f"{place.path}/ is not a directory")
+    if not stat.S_ISREG(info.st_mode):
+        return BorisError(Code.INVALID_INPUT, f"{place.path} is not a regular file")
+    return None

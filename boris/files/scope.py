@@ -15,6 +15,10 @@ from boris.search.globs import Matcher, compile_glob, escape, literal_prefix, st
 
 log = logging.getLogger("boris")
 
+#: Entries no directory listing or walk shows or enters, whatever the ignore files say
+#: (git's own data, installed packages). A path through them is still in scope.
+SKIPPED_NAMES = frozenset({".git", "node_modules"})
+
 #: The system's limit on a path's length in bytes, its final NUL included.
 PATH_MAX = os.pathconf("/", "PC_PATH_MAX") if hasattr(os, "pathconf") else 4096
 

@@ -1,4 +1,5 @@
-"""The grep engine: which files to search, in what order, and the page of output.
+"""The grep engine: a call's arguments checked, which files to search, in what order,
+and the page of output.
 
 The tree is walked here (boris.search.walk: scope, .gitignore, symlinks); each file is
 searched by boris.search.matching, in this process for small searches and by worker
@@ -9,81 +10,137 @@ order either way, so the output does not depend on who searched.
 from __future__ import annotations
 
 import itertools
+import os
+import stat
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 
+from boris.errors import BorisError, Code, io_error
+from boris.files.access import FileAccess
 from boris.files.scope import PathScope
+from boris.search import matching
+from boris.search.filetypes import NameFilter, file_type_filter, type_names
+from boris.search.globs import compile_glob, pattern_problem
 from boris.search.matching import OUTPUT_MODES, FileTask, Matcher, Result, search_file
-from boris.search.walk import walk
-from boris.shell.capture import LIMIT, lines_within
-from boris.text import printable
-
-__all__ = ["OUTPUT_MODES", "Output", "Query", "compile_include", "grep", "search_files"]
-
-#: File types for grep's ``type`` filter: name → the globs of ripgrep 14.1 for it
-#: (``rg --type-list``). They match a file's name, case-sensitively; each is a
-#: ``*`` and a suffix, or a whole name, with ``[...]`` for one of some characters.
-FILE_TYPES: dict[str, tuple[str, ...]] = {
-    "c": ("*.[chH]", "*.[chH].in", "*.cats"),
-    "cpp": (
-        "*.[ChH]", "*.[ChH].in", "*.[ch]pp", "*.[ch]pp.in", "*.[ch]xx", "*.[ch]xx.in",
-        "*.cc", "*.cc.in", "*.hh", "*.hh.in", "*.inl",
-    ),
-    "css": ("*.css", "*.scss"),
-    "go": ("*.go",),
-    "html": ("*.ejs", "*.htm", "*.html"),
-    "java": ("*.java", "*.jsp", "*.jspx", "*.properties"),
-    "js": ("*.cjs", "*.js", "*.jsx", "*.mjs", "*.vue"),
-    "json": ("*.json", "*.sarif", "composer.lock"),
-    "markdown": ("*.markdown", "*.md", "*.mdown", "*.mdwn", "*.mdx", "*.mkd", "*.mkdn"),
-    "py": ("*.py", "*.pyi"),
-    "rust": ("*.rs",),
-    "ts": ("*.cts", "*.mts", "*.ts", "*.tsx"),
-    "yaml": ("*.yaml", "*.yml"),
-}  # fmt: skip
-
-#: Other names accepted for a type.
-TYPE_ALIASES = {"python": "py", "typescript": "ts", "md": "markdown"}
+from boris.search.walk import newest_first, walk
+from boris.text import LIMIT, lines_within, printable
 
 
 @dataclass(frozen=True)
-class NameFilter:
-    """A file type as a test on names: the walk asks it of every entry, so it is a
-    suffix test and a set lookup rather than a glob."""
+class Request:
+    """A grep call's arguments, whichever schema they came by."""
 
-    suffixes: tuple[str, ...]
-    names: frozenset[str]
-
-    def __call__(self, name: str) -> bool:
-        return name.endswith(self.suffixes) or name in self.names
-
-
-def file_type_filter(name: str) -> NameFilter | None:
-    """The filter of a ``type`` name or alias, None when unknown."""
-    globs = FILE_TYPES.get(TYPE_ALIASES.get(name, name))
-    if globs is None:
-        return None
-    suffixes = [suffix for glob in globs if glob.startswith("*") for suffix in _spelled(glob[1:])]
-    names = [whole for glob in globs if not glob.startswith("*") for whole in _spelled(glob)]
-    return NameFilter(tuple(suffixes), frozenset(names))
-
-
-def _spelled(text: str) -> list[str]:
-    """Every spelling of ``text`` with each ``[...]`` replaced by one of its characters."""
-    start = text.find("[")
-    if start < 0:
-        return [text]
-    end = text.index("]", start)
-    return [
-        spelling
-        for choice in text[start + 1 : end]
-        for spelling in _spelled(text[:start] + choice + text[end + 1 :])
-    ]
+    pattern: str
+    path: str | None
+    #: The include glob, and the name of the argument it came as (for messages).
+    include: str | None
+    include_name: str
+    file_type: str | None
+    output_mode: str
+    line_numbers: bool
+    #: Each side's context; None takes ``context``'s.
+    before: int | None
+    after: int | None
+    context: int
+    case_insensitive: bool
+    multiline: bool
+    head_limit: int
+    offset: int
 
 
-def type_names() -> str:
-    aliases = ", ".join(f"{alias} ({name})" for alias, name in TYPE_ALIASES.items())
-    return f"{', '.join(FILE_TYPES)}; aliases: {aliases}"
+def run(access: FileAccess, request: Request) -> str:
+    """Check a grep call's arguments, in the order of the error codes, and run it."""
+    if not request.pattern:
+        raise BorisError(Code.INVALID_INPUT, "pattern: must not be empty")
+    try:
+        matcher = matching.compiled(request.pattern, request.case_insensitive, request.multiline)
+    except matching.PatternError as exc:
+        raise BorisError(
+            Code.GREP_INVALID_PATTERN, f'invalid regular expression "{request.pattern}": {exc}'
+        ) from None
+    output_mode = request.output_mode
+    if output_mode not in OUTPUT_MODES:
+        raise BorisError(
+            Code.GREP_INVALID_OUTPUT_MODE,
+            f'invalid output_mode "{output_mode}"; use one of: {", ".join(OUTPUT_MODES)}',
+        )
+    type_filter = None
+    if request.file_type:
+        type_filter = file_type_filter(request.file_type)
+        if type_filter is None:
+            raise BorisError(
+                Code.INVALID_INPUT,
+                f'unknown type "{request.file_type}"; valid types: {type_names()}',
+            )
+    include, include_has_slash = _include(request.include, request.include_name)
+
+    # The cwd too is checked: bash may have left it outside the allowed directories.
+    path = request.path
+    root = access.resolve("." if path is None else path)
+    try:
+        info = os.stat(root)
+    except FileNotFoundError:
+        raise BorisError(Code.PATH_NOT_FOUND, f"path does not exist: {root}") from None
+    except OSError as exc:
+        raise io_error("read", root, exc) from None
+    label = None
+    if not stat.S_ISDIR(info.st_mode):
+        if not stat.S_ISREG(info.st_mode):
+            raise BorisError(
+                Code.INVALID_INPUT, f"{root} is neither a regular file nor a directory"
+            )
+        limit = access.max_size
+        if info.st_size > limit:
+            raise BorisError(
+                Code.FILE_TOO_LARGE,
+                f"{root} is {info.st_size} bytes, over the --max-file-size limit of {limit} bytes",
+            )
+        label = path
+
+    # A side given on its own (0 too) wins over the symmetric context, as in ripgrep.
+    context = request.context
+    before = context if request.before is None else request.before
+    after = context if request.after is None else request.after
+    head_limit, offset = request.head_limit, request.offset
+    task = FileTask(
+        pattern=request.pattern,
+        case_insensitive=request.case_insensitive,
+        multiline=request.multiline,
+        output_mode=output_mode,
+        max_size=access.max_size,
+        line_numbers=request.line_numbers,
+        before=before,
+        after=after,
+        budget=offset + head_limit if head_limit else None,
+        max_chars=LIMIT,
+        skipped=offset,
+    )
+    query = Query(
+        task=task,
+        matcher=matcher,
+        include=include,
+        include_has_slash=include_has_slash,
+        file_type=type_filter,
+        head_limit=head_limit,
+        offset=offset,
+    )
+    try:
+        return grep(root, label, query, access.scope)
+    except OSError as exc:
+        raise io_error("search", root, exc) from None
+
+
+def _include(pattern: str | None, name: str) -> tuple[Callable[[str], object] | None, bool]:
+    """The include filter (see :func:`compile_include`); none for no or an empty pattern."""
+    if not pattern:
+        return None, False
+    problem = pattern_problem(pattern)
+    if problem:
+        raise BorisError(Code.INVALID_INPUT, f'{name}: {problem} in "{pattern}"')
+    try:
+        return compile_include(pattern)
+    except ValueError as exc:
+        raise BorisError(Code.INVALID_INPUT, f'{name}: {exc} in "{pattern}"') from None
 
 
 #: Files searched in this process before a search hands the rest to worker processes:
@@ -170,9 +227,8 @@ def search_files(
     results = _results(iter(files), query, parallel)
     offset, wanted = query.offset, query.wanted
     if query.output_mode == "files_with_matches":
-        hits = [(-_mtime(mtime), order, label) for order, (label, mtime) in enumerate(results)]
-        hits.sort()  # newest first; equal times keep walk order
-        return Output([label for _, _, label in hits[offset:]], len(hits))
+        ordered = newest_first((label, _mtime(mtime)) for label, mtime in results)
+        return Output(ordered[offset:], len(ordered))
     kept: list[str] = []
     produced = 0  # output lines so far, kept or not
     content = query.output_mode == "content"
@@ -273,8 +329,6 @@ def compile_include(pattern: str) -> tuple[Callable[[str], object], bool]:
     Matching takes linear time whatever the pattern (boris.search.globs). Raises
     ``ValueError`` (``PatternError``, ``GlobError``) for a pattern it cannot match.
     """
-    from boris.search.globs import compile_glob
-
     if pattern.startswith("./"):
         pattern = pattern[2:]
     name_pattern = pattern

@@ -17,17 +17,14 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any
+from typing import Any, TypeVar
 
 from boris.errors import BorisError
-from boris.files.scope import PathScope
+from boris.files.scope import SKIPPED_NAMES, PathScope
 from boris.search.matching import OPEN_FLAGS
-
-#: Directories no search looks into, whatever the ignore files say.
-SKIPPED_NAMES = frozenset({".git", "node_modules"})
 
 #: The largest .gitignore read; a bigger one is not a real ignore file.
 _MAX_IGNORE_FILE = 1 << 20
@@ -397,3 +394,12 @@ def _exists(entry: os.DirEntry[str]) -> bool:
         return entry.is_dir() or entry.is_file()  # through a symlink, as os.path.exists
     except OSError:
         return False
+
+
+_Found = TypeVar("_Found")
+
+
+def newest_first(found: Iterable[tuple[_Found, int]]) -> list[_Found]:
+    """What a walk found, by modification time (``st_mtime_ns``), newest first; equal
+    times keep walk order (the sort is stable)."""
+    return [item for item, _ in sorted(found, key=lambda pair: -pair[1])]

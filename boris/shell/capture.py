@@ -8,10 +8,8 @@ with invalid bytes replaced; sizes are characters.
 from __future__ import annotations
 
 import codecs
-from collections.abc import Sequence
 
-#: Characters of each stream a result shows; the rest is counted and dropped.
-LIMIT = 30_000
+from boris.text import LIMIT
 
 
 def truncated(head: str, total: int, limit: int = LIMIT) -> str:
@@ -19,17 +17,6 @@ def truncated(head: str, total: int, limit: int = LIMIT) -> str:
     if total <= limit:
         return head
     return f"{head[:limit]}\n\n[Truncated: output was {total} characters, showing first {limit}]"
-
-
-def lines_within(lines: Sequence[str], limit: int = LIMIT) -> int:
-    """How many of ``lines``, from the first, fit in ``limit`` characters joined by
-    newlines: where a listing is cut so that no line is shown in part."""
-    size = -1  # no newline before the first line
-    for count, line in enumerate(lines):
-        size += len(line) + 1
-        if size > limit:
-            return count
-    return len(lines)
 
 
 def sections(stderr: str, stdout: str) -> str:

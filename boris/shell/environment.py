@@ -1,4 +1,5 @@
-"""The process environment, split into what the server sets for itself and what commands see.
+"""The environment of commands: the user's, without what the server set for itself, with
+non-interactive defaults.
 
 The entry point sets a few ``FASTMCP_*`` variables to tame fastmcp (no ``.env`` of the
 user's repository, no update check, no banner). Commands run through bash must not
@@ -9,6 +10,7 @@ their ``.env`` and logs.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 #: Variables the server set for itself, with the value each had before (None: unset).
 _overridden: dict[str, str | None] = {}
@@ -28,4 +30,16 @@ def for_commands() -> dict[str, str]:
             env.pop(name, None)
         else:
             env[name] = original
+    return env
+
+
+def child_environment(base: Mapping[str, str]) -> dict[str, str]:
+    """The environment of every command: ``base`` plus non-interactive defaults.
+
+    A pager or a credential prompt would otherwise hang a call until its timeout.
+    """
+    env = dict(base)
+    env.setdefault("PAGER", "cat")
+    env.setdefault("GIT_PAGER", "cat")
+    env.setdefault("GIT_TERMINAL_PROMPT", "0")
     return env

@@ -19,9 +19,10 @@ import subprocess
 import threading
 from collections.abc import Callable, Mapping, Sequence
 
-from boris.session import KILL_GRACE
+log = logging.getLogger("boris.process")
 
-log = logging.getLogger("boris.shell.process")
+#: Seconds between SIGTERM and SIGKILL for a process group Boris ends.
+KILL_GRACE = 5.0
 
 #: Bytes read from a pipe at a time.
 CHUNK = 65536
@@ -43,7 +44,7 @@ DRAIN_GRACE = 0.1
 class ProcessGroup:
     """A process group Boris started, and the one way Boris ends it.
 
-    It satisfies ``boris.session.BackgroundTask``, so a session can end it when it
+    It is an :class:`~boris.shell.tasks.Endable`, so a session can end it when it
     closes. The group id is the shell's pid, which the kernel does not hand out
     again while any process of the group lives. Once the group has been seen empty
     it is never signalled again: a later group with the same id belongs to someone else.
@@ -272,13 +273,6 @@ class ShellRun:
         return self.returncode is None
 
 
-def child_environment(base: Mapping[str, str]) -> dict[str, str]:
-    """The environment of every command: ``base`` plus non-interactive defaults.
-
-    A pager or a credential prompt would otherwise hang a call until its timeout.
-    """
-    env = dict(base)
-    env.setdefault("PAGER", "cat")
-    env.setdefault("GIT_PAGER", "cat")
-    env.setdefault("GIT_TERMINAL_PROMPT", "0")
-    return env
+def detect_shell() -> str:
+    """The shell every command runs in, chosen once: bash, or sh where bash is missing."""
+    return "/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh"

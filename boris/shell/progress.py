@@ -14,16 +14,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
 
-if TYPE_CHECKING:
-    from fastmcp import Context
+from boris.text import LIMIT
 
-log = logging.getLogger("boris.shell.progress")
+log = logging.getLogger("boris.progress")
 
-#: Characters of one line a notification carries.
-MESSAGE_LIMIT = 30_000
+#: Characters of one line a notification carries: as many as a result shows of a stream.
+MESSAGE_LIMIT = LIMIT
 
 #: Characters of lines waiting to be sent; beyond this the oldest waiting lines are skipped.
 QUEUE_BUDGET = 200_000
@@ -38,20 +36,15 @@ BURST = 64
 RATE = 100.0
 
 
-def progress_token(ctx: Context) -> object | None:
-    """The request's ``_meta.progressToken``, if the client asked for progress."""
-    request = ctx.request_context
-    if request is None or not request.meta:
-        return None
-    token: object | None = request.meta.get("progressToken")
-    return token
+#: Sends one notification: lines so far, and the line.
+Send = Callable[[int, str], Awaitable[None]]
 
 
 class ProgressSender:
     """Sends lines as progress notifications from its own task, in order, never blocking."""
 
-    def __init__(self, ctx: Context) -> None:
-        self._ctx = ctx
+    def __init__(self, send: Send) -> None:
+        self._send = send
         self._queue: deque[tuple[int, str]] = deque(maxlen=BURST)
         self._chars = 0
         self._count = 0
@@ -91,7 +84,7 @@ class ProgressSender:
                 count, line = self._queue.popleft()
                 self._chars -= len(line)
                 try:
-                    await self._ctx.report_progress(progress=count, total=None, message=line)
+                    await self._send(count, line)
                 except Exception as exc:  # the client went away: stop reporting, quietly
                     log.debug("progress notification failed: %s", exc)
                     self._queue.clear()

@@ -1,11 +1,11 @@
-"""Background commands of a session, and the process groups a session must end when it closes.
+"""Background commands of a session, and the process groups it must end when it closes.
 
-``session.tasks`` holds two kinds of entries, both ended by ``Session.close``:
-background commands under their 16-hex task id, and process groups (a foreground
-command while it runs, or whatever a finished command left running, such as
-``server &``) under ``group-<pgid>``. Only the former are visible to task_output.
+A session's :class:`TaskTable` holds two kinds of entries, both ended when the table
+closes: background commands under their 16-hex task id, and process groups (a
+foreground command while it runs, or whatever a finished command left running, such
+as ``server &``) under ``group-<pgid>``. Only the former are visible to task_output.
 
-A finished command stays until task_output reads it, but a session keeps only the
+A finished command stays until task_output reads it, but a table keeps only the
 ``UNREAD_LIMIT`` most recently finished ones: older ones expire, and their ids are
 remembered (a bounded number of them) so that reading one says so.
 """
@@ -15,10 +15,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+import threading
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from boris.errors import BorisError, Code
-from boris.session import Session
 from boris.shell.capture import Capture, exit_status, sections
 from boris.shell.process import ProcessGroup, ShellRun
 
@@ -30,6 +31,19 @@ UNREAD_LIMIT = 100
 
 #: Ids of expired commands a session remembers, to tell "expired" from "unknown".
 EXPIRED_IDS_KEPT = 1000
+
+
+class Endable(Protocol):
+    """What a closing session needs from an entry of its table to end it."""
+
+    def terminate(self) -> None:
+        """SIGTERM the process group now and SIGKILL it ``KILL_GRACE`` later."""
+
+    def kill(self) -> None:
+        """SIGKILL whatever is left of the process group."""
+
+    def alive(self) -> bool:
+        """Whether any process of the group is still running."""
 
 
 class BackgroundCommand:
@@ -82,7 +96,7 @@ class BackgroundCommand:
         self.stderr.finish()
         self.group.alive()  # notes an empty group now, before its id can be reused
 
-    # BackgroundTask protocol (boris.session): how a closing session ends the task.
+    # Endable: how a closing session ends the task.
     def terminate(self) -> None:
         self.group.terminate()
 
@@ -105,113 +119,159 @@ class BackgroundCommand:
         return text + sections(self.stderr.text(), self.stdout.text())
 
 
-def group_key(group: ProcessGroup) -> str:
+def _group_key(group: ProcessGroup) -> str:
     return f"group-{group.pgid}"
 
 
-def track_group(session: Session, group: ProcessGroup) -> None:
-    """Have the session end this group when it closes (a closed session ends it now)."""
-    session.add_task(group_key(group), group)
+class TaskTable:
+    """One session's background commands and the process groups it must end.
 
-
-def release_group(session: Session, group: ProcessGroup) -> None:
-    """The command of this group is done: keep tracking the group only while it has processes."""
-    if not group.alive():
-        with session.lock:
-            session.tasks.pop(group_key(group), None)
-
-
-def prune_groups(session: Session) -> None:
-    """Forget tracked groups whose processes are all gone."""
-    with session.lock:
-        groups = [(k, t) for k, t in session.tasks.items() if isinstance(t, ProcessGroup)]
-    dead = [key for key, group in groups if not group.alive()]
-    if dead:
-        with session.lock:
-            for key in dead:
-                session.tasks.pop(key, None)
-
-
-def start(
-    session: Session,
-    shell: str,
-    script: str,
-    args: Sequence[str] = (),
-    *,
-    cwd: str,
-    env: Mapping[str, str],
-    timeout: float,
-) -> str:
-    """Start a background command in ``session``; returns its task id."""
-    prune_groups(session)
-    with session.lock:
-        running = sum(
-            1 for t in session.tasks.values() if isinstance(t, BackgroundCommand) and t.running
-        )
-    if running >= TASK_LIMIT:
-        raise BorisError(
-            Code.BASH_TASK_LIMIT,
-            f"{running} background tasks are already running in this session (the limit is "
-            f"{TASK_LIMIT}); wait for one to finish, or read a finished one with task_output",
-        )
-    task = BackgroundCommand(shell, script, args, cwd=cwd, env=env, timeout=timeout)
-    task_id = secrets.token_hex(8)
-    session.add_task(task_id, task)
-    task.run.finished.add_done_callback(lambda _: finished(session, task_id))
-    return task_id
-
-
-def finished(session: Session, task_id: str) -> None:
-    """A command finished: it is the newest unread one, and the oldest beyond the limit expire.
-
-    A finished command moves to the end of ``session.tasks``, so finished commands
-    sit there in the order they finished.
+    Tools run in worker threads and on the event loop alike, so the table is guarded
+    by a real lock.
     """
-    with session.lock:
-        task = session.tasks.pop(task_id, None)
-        if task is None:  # already read, or the session closed
-            return
-        session.tasks[task_id] = task
-        unread = [
-            (key, t)
-            for key, t in session.tasks.items()
-            if isinstance(t, BackgroundCommand) and not t.running
-        ]
-        expired = unread[:-UNREAD_LIMIT]
-        for key, _ in expired:
-            del session.tasks[key]
-            session.expired_tasks[key] = None
-        while len(session.expired_tasks) > EXPIRED_IDS_KEPT:
-            del session.expired_tasks[next(iter(session.expired_tasks))]
-    for _, old in expired:
-        if old.alive():
-            # It left processes behind (`server &`): the session still ends them (a
-            # session closed meanwhile refuses the group and ends it at once).
-            with contextlib.suppress(BorisError):
-                track_group(session, old.group)
 
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._entries: dict[str, Endable] = {}
+        # Ids of background commands that finished and expired unread, oldest first.
+        self._expired: dict[str, None] = {}
+        self._closed = False
 
-def read(session: Session, task_id: str) -> str:
-    """task_output: the task's report; a finished task is forgotten once reported."""
-    with session.lock:
-        task = session.tasks.get(task_id)
-        if not isinstance(task, BackgroundCommand) and task_id in session.expired_tasks:
-            raise BorisError(
-                Code.BASH_TASK_NOT_FOUND,
-                f"background task {task_id!r} expired: a session keeps only the "
-                f"{UNREAD_LIMIT} newest finished tasks that have not been read; read a "
-                "task's output soon after it finishes",
+    def __len__(self) -> int:
+        """Entries in the table: background commands and tracked process groups."""
+        with self._lock:
+            return len(self._entries)
+
+    def _add(self, key: str, entry: Endable) -> None:
+        """Register a started entry; a closed table refuses it (and ends it at once)."""
+        with self._lock:
+            if not self._closed:
+                self._entries[key] = entry
+                return
+        entry.terminate()
+        raise BorisError(Code.BASH_START_FAILED, "the session is closed; start a new session")
+
+    def close(self) -> list[Endable]:
+        """Terminate every entry and refuse new ones. Idempotent.
+
+        Returns the entries it terminated so a caller that can wait (shutdown) can
+        make sure they are gone.
+        """
+        with self._lock:
+            if self._closed:
+                return []
+            self._closed = True
+            entries = list(self._entries.values())
+            self._entries.clear()
+        for entry in entries:
+            entry.terminate()
+        return entries
+
+    # --- process groups of foreground commands ---------------------------------
+
+    def track_group(self, group: ProcessGroup) -> None:
+        """End this group when the table closes (a closed table ends it now)."""
+        self._add(_group_key(group), group)
+
+    def release_group(self, group: ProcessGroup) -> None:
+        """The command of this group is done: keep tracking the group only while it has
+        processes."""
+        if not group.alive():
+            with self._lock:
+                self._entries.pop(_group_key(group), None)
+
+    def prune_groups(self) -> None:
+        """Forget tracked groups whose processes are all gone."""
+        with self._lock:
+            groups = [(k, e) for k, e in self._entries.items() if isinstance(e, ProcessGroup)]
+        dead = [key for key, group in groups if not group.alive()]
+        if dead:
+            with self._lock:
+                for key in dead:
+                    self._entries.pop(key, None)
+
+    # --- background commands ---------------------------------------------------
+
+    def start(
+        self,
+        shell: str,
+        script: str,
+        args: Sequence[str] = (),
+        *,
+        cwd: str,
+        env: Mapping[str, str],
+        timeout: float,
+    ) -> str:
+        """Start a background command; returns its task id."""
+        self.prune_groups()
+        with self._lock:
+            running = sum(
+                1 for e in self._entries.values() if isinstance(e, BackgroundCommand) and e.running
             )
-        if not isinstance(task, BackgroundCommand):
+        if running >= TASK_LIMIT:
             raise BorisError(
-                Code.BASH_TASK_NOT_FOUND,
-                f"no background task {task_id!r} in this session; a finished task's output "
-                "can be read only once",
+                Code.BASH_TASK_LIMIT,
+                f"{running} background tasks are already running in this session (the limit "
+                f"is {TASK_LIMIT}); wait for one to finish, or read a finished one with "
+                "task_output",
             )
-        if not task.running:
-            del session.tasks[task_id]
-    report = task.report()
-    if not task.running and task.alive():
-        # The command finished but left processes behind: the session still ends them.
-        track_group(session, task.group)
-    return report
+        task = BackgroundCommand(shell, script, args, cwd=cwd, env=env, timeout=timeout)
+        task_id = secrets.token_hex(8)
+        self._add(task_id, task)
+        task.run.finished.add_done_callback(lambda _: self._finished(task_id))
+        return task_id
+
+    def _finished(self, task_id: str) -> None:
+        """A command finished: it is the newest unread one, and the oldest beyond the
+        limit expire.
+
+        A finished command moves to the end of the table, so finished commands sit
+        there in the order they finished.
+        """
+        with self._lock:
+            task = self._entries.pop(task_id, None)
+            if task is None:  # already read, or the table closed
+                return
+            self._entries[task_id] = task
+            unread = [
+                (key, e)
+                for key, e in self._entries.items()
+                if isinstance(e, BackgroundCommand) and not e.running
+            ]
+            expired = unread[:-UNREAD_LIMIT]
+            for key, _ in expired:
+                del self._entries[key]
+                self._expired[key] = None
+            while len(self._expired) > EXPIRED_IDS_KEPT:
+                del self._expired[next(iter(self._expired))]
+        for _, old in expired:
+            if old.alive():
+                # It left processes behind (`server &`): the session still ends them (a
+                # session closed meanwhile refuses the group and ends it at once).
+                with contextlib.suppress(BorisError):
+                    self.track_group(old.group)
+
+    def read(self, task_id: str) -> str:
+        """task_output: the task's report; a finished task is forgotten once reported."""
+        with self._lock:
+            task = self._entries.get(task_id)
+            if not isinstance(task, BackgroundCommand) and task_id in self._expired:
+                raise BorisError(
+                    Code.BASH_TASK_NOT_FOUND,
+                    f"background task {task_id!r} expired: a session keeps only the "
+                    f"{UNREAD_LIMIT} newest finished tasks that have not been read; read a "
+                    "task's output soon after it finishes",
+                )
+            if not isinstance(task, BackgroundCommand):
+                raise BorisError(
+                    Code.BASH_TASK_NOT_FOUND,
+                    f"no background task {task_id!r} in this session; a finished task's "
+                    "output can be read only once",
+                )
+            if not task.running:
+                del self._entries[task_id]
+        report = task.report()
+        if not task.running and task.alive():
+            # The command finished but left processes behind: the session still ends them.
+            self.track_group(task.group)
+        return report

@@ -1,2 +1,43 @@
-"""The tools, one module each: a plain typed function carrying fastmcp's ``tool``
-decorator, which hands its arguments to the domain and returns the text."""
+"""The tools, one module each: plain typed functions carrying fastmcp's ``tool`` decorator
+(name, annotations with the title, no structured output), which hand their arguments
+to the domain and return its text. ``boris.app`` adds them to an app.
+
+Tool functions carry no docstring: fastmcp would parse it with griffe, which costs
+start-up time. What clients read is the decorator's ``description``, or for the
+texts that depend on the settings, what ``boris.app.describe`` makes of them.
+"""
+
+from __future__ import annotations
+
+import base64
+
+from mcp_types import ImageContent, ToolAnnotations
+
+from boris.files.viewing import Image
+
+
+def read_only(title: str) -> ToolAnnotations:
+    return ToolAnnotations(title=title, read_only_hint=True, destructive_hint=False)
+
+
+def destructive(title: str) -> ToolAnnotations:
+    return ToolAnnotations(title=title, read_only_hint=False, destructive_hint=True)
+
+
+class Unlisted:
+    """Marks a parameter the schema does not show (``Annotated[str | None, UNLISTED]``):
+    a client that knows it may still send it."""
+
+    def __repr__(self) -> str:
+        return "UNLISTED"
+
+
+UNLISTED = Unlisted()
+
+
+def as_content(result: str | Image) -> str | ImageContent:
+    """A view result as the client receives it: text, or an image block."""
+    if isinstance(result, Image):
+        encoded = base64.b64encode(result.data).decode("ascii")
+        return ImageContent(type="image", data=encoded, mime_type=result.mime_type)
+    return result

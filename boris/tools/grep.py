@@ -1,27 +1,35 @@
-"""The grep tool: regular-expression search of file contents (engine in boris.search).
+"""The grep tool: regular-expression search of file contents (boris.search.engine).
 
-Two schemas share one search. The default one names its parameters in words; the
-compat one (``--anthropic-compat``) uses Claude Code's names (``glob``, ``-i``, ``-n``,
-``-A``, ``-B``, ``-C``). Each function also accepts the other set's names without
-showing them, so a client that speaks either dialect is understood.
+Two schemas share one search. The default one names its arguments in words; the compat
+one (``--anthropic-compat``) uses Claude Code's names (``glob``, ``-i``, ``-n``, ``-A``,
+``-B``, ``-C``). Either mode also understands the other's names without listing them
+(:data:`COMPAT_NAMES`, applied by boris.edge), so a client that speaks either dialect
+is understood.
 """
 
 from __future__ import annotations
 
-import os
-import stat
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
+from fastmcp.tools import tool
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
-from boris.errors import BorisError, Code, io_error
-from boris.search.globs import pattern_problem
 from boris.session import Session, current_session
-from boris.settings import Settings
-from boris.shell.capture import LIMIT
-from boris.toolset import ToolDef
+from boris.text import LIMIT
+from boris.tools import read_only
+
+#: The compat name of each argument that has one. Each mode's schema lists one name of
+#: a pair; the other is understood as well and, when given, wins.
+COMPAT_NAMES = {
+    "include": "glob",
+    "case_insensitive": "-i",
+    "line_numbers": "-n",
+    "context_before": "-B",
+    "context_after": "-A",
+    "context": "-C",
+}
 
 Count = Annotated[int, Field(ge=0)]
 
@@ -85,6 +93,12 @@ _MULTILINE = (
 )
 
 
+@tool(
+    name="grep",
+    description=DESCRIPTION,
+    annotations=read_only("Search file contents"),
+    output_schema=None,
+)
 def grep(
     pattern: Annotated[str, Field(description=_PATTERN)],
     path: Annotated[str | SkipJsonSchema[None], Field(description=_PATH)] = None,
@@ -108,33 +122,35 @@ def grep(
     multiline: Annotated[bool, Field(description=_MULTILINE)] = False,
     head_limit: Annotated[Count, Field(description=_HEAD_LIMIT)] = 0,
     offset: Annotated[Count, Field(description=_OFFSET)] = 0,
-    # The compat names, accepted but not shown.
-    glob: str | None = None,
-    flag_i: Annotated[bool | None, Field(alias="-i")] = None,
-    flag_n: Annotated[bool | None, Field(alias="-n")] = None,
-    flag_a: Annotated[int | None, Field(alias="-A")] = None,
-    flag_b: Annotated[int | None, Field(alias="-B")] = None,
-    flag_c: Annotated[int | None, Field(alias="-C")] = None,
     session: Session = Depends(current_session),
 ) -> str:
-    return search(
-        session,
+    from boris.search import engine  # on first use: it is not needed to start
+
+    request = engine.Request(
         pattern=pattern,
         path=path,
-        include=_pick("glob", glob, "include", include),
+        include=include,
+        include_name="include",
         file_type=type,
         output_mode=output_mode,
-        line_numbers=_given(flag_n, line_numbers),
-        before=_count("-B", flag_b, context_before),
-        after=_count("-A", flag_a, context_after),
-        context=_count("-C", flag_c, context) or 0,
-        case_insensitive=_given(flag_i, case_insensitive),
+        line_numbers=line_numbers,
+        before=context_before,
+        after=context_after,
+        context=context,
+        case_insensitive=case_insensitive,
         multiline=multiline,
         head_limit=head_limit,
         offset=offset,
     )
+    return engine.run(session.files, request)
 
 
+@tool(
+    name="grep",
+    description=COMPAT_DESCRIPTION,
+    annotations=read_only("Search file contents"),
+    output_schema=None,
+)
 def grep_compat(
     pattern: Annotated[str, Field(description=_PATTERN)],
     path: Annotated[str | SkipJsonSchema[None], Field(description=_PATH)] = None,
@@ -209,178 +225,24 @@ def grep_compat(
             "span lines. Default: false."
         ),
     ] = False,
-    # The default-mode names, accepted but not shown.
-    include: str | None = None,
-    context_before: int | None = None,
-    context_after: int | None = None,
-    line_numbers: bool | None = None,
-    case_insensitive: bool | None = None,
     session: Session = Depends(current_session),
 ) -> str:
-    return search(
-        session,
+    from boris.search import engine  # on first use: it is not needed to start
+
+    request = engine.Request(
         pattern=pattern,
         path=path,
-        include=_pick("include", include, "glob", glob),
+        include=glob,
+        include_name="glob",
         file_type=type,
         output_mode=output_mode,
-        line_numbers=_given(line_numbers, flag_n),
-        before=_count("context_before", context_before, flag_b),
-        after=_count("context_after", context_after, flag_a),
-        context=max(context, flag_c),
-        case_insensitive=_given(case_insensitive, flag_i),
+        line_numbers=flag_n,
+        before=flag_b,
+        after=flag_a,
+        context=max(context, flag_c),  # "context" is listed as another name for -C
+        case_insensitive=flag_i,
         multiline=multiline,
         head_limit=head_limit,
         offset=offset,
     )
-
-
-_DEFAULT_HIDDEN = ("glob", "-i", "-n", "-A", "-B", "-C")
-_COMPAT_HIDDEN = ("include", "context_before", "context_after", "line_numbers", "case_insensitive")
-
-
-def _given(hidden: bool | None, shown: bool) -> bool:
-    return shown if hidden is None else hidden
-
-
-def _count(name: str, hidden: int | None, shown: int | None) -> int | None:
-    if hidden is None:
-        return shown
-    if hidden < 0:
-        raise BorisError(Code.INVALID_INPUT, f"{name}: Input should be greater than or equal to 0")
-    return hidden
-
-
-def _pick(
-    hidden_name: str, hidden: str | None, shown_name: str, shown: str | None
-) -> tuple[str, str | None]:
-    """The include glob and the name it came by (for error messages)."""
-    if hidden:
-        return hidden_name, hidden
-    return shown_name, shown
-
-
-def search(
-    session: Session,
-    *,
-    pattern: str,
-    path: str | None,
-    include: tuple[str, str | None],
-    file_type: str | None,
-    output_mode: str,
-    line_numbers: bool,
-    before: int | None,
-    after: int | None,
-    context: int,
-    case_insensitive: bool,
-    multiline: bool,
-    head_limit: int,
-    offset: int,
-) -> str:
-    """Validate a grep call in either dialect and run it."""
-    from boris.search import engine, matching
-
-    if not pattern:
-        raise BorisError(Code.INVALID_INPUT, "pattern: must not be empty")
-    try:
-        matcher = matching.compiled(pattern, case_insensitive, multiline)
-    except matching.PatternError as exc:
-        raise BorisError(
-            Code.GREP_INVALID_PATTERN, f'invalid regular expression "{pattern}": {exc}'
-        ) from None
-    if output_mode not in engine.OUTPUT_MODES:
-        raise BorisError(
-            Code.GREP_INVALID_OUTPUT_MODE,
-            f'invalid output_mode "{output_mode}"; use one of: {", ".join(engine.OUTPUT_MODES)}',
-        )
-    type_filter = None
-    if file_type:
-        type_filter = engine.file_type_filter(file_type)
-        if type_filter is None:
-            raise BorisError(
-                Code.INVALID_INPUT,
-                f'unknown type "{file_type}"; valid types: {engine.type_names()}',
-            )
-    include_name, include_glob = include
-    include_matcher, include_has_slash = None, False
-    if include_glob:
-        problem = pattern_problem(include_glob)
-        if problem:
-            raise BorisError(Code.INVALID_INPUT, f'{include_name}: {problem} in "{include_glob}"')
-        try:
-            include_matcher, include_has_slash = engine.compile_include(include_glob)
-        except ValueError as exc:
-            raise BorisError(
-                Code.INVALID_INPUT, f'{include_name}: {exc} in "{include_glob}"'
-            ) from None
-
-    # The cwd too is checked: bash may have left it outside the allowed directories.
-    root = session.resolve("." if path is None else path)
-    try:
-        info = os.stat(root)
-    except FileNotFoundError:
-        raise BorisError(Code.PATH_NOT_FOUND, f"path does not exist: {root}") from None
-    except OSError as exc:
-        raise io_error("read", root, exc) from None
-    label = None
-    if not stat.S_ISDIR(info.st_mode):
-        if not stat.S_ISREG(info.st_mode):
-            raise BorisError(
-                Code.INVALID_INPUT, f"{root} is neither a regular file nor a directory"
-            )
-        limit = session.settings.max_file_size
-        if info.st_size > limit:
-            raise BorisError(
-                Code.FILE_TOO_LARGE,
-                f"{root} is {info.st_size} bytes, over the --max-file-size limit of {limit} bytes",
-            )
-        label = path
-
-    # A side given on its own (0 too) wins over the symmetric context, as in ripgrep.
-    before = context if before is None else before
-    after = context if after is None else after
-    wanted = offset + head_limit if head_limit else None
-    task = matching.FileTask(
-        pattern=pattern,
-        case_insensitive=case_insensitive,
-        multiline=multiline,
-        output_mode=output_mode,
-        max_size=session.settings.max_file_size,
-        line_numbers=line_numbers,
-        before=before,
-        after=after,
-        budget=wanted,
-        max_chars=LIMIT,
-        skipped=offset,
-    )
-    query = engine.Query(
-        task=task,
-        matcher=matcher,
-        include=include_matcher,
-        include_has_slash=include_has_slash,
-        file_type=type_filter,
-        head_limit=head_limit,
-        offset=offset,
-    )
-    try:
-        return engine.grep(root, label, query, session.scope)
-    except OSError as exc:
-        raise io_error("search", root, exc) from None
-
-
-def definition(settings: Settings) -> ToolDef:
-    if settings.anthropic_compat:
-        return ToolDef(
-            fn=grep_compat,
-            title="Search file contents",
-            read_only=True,
-            description=COMPAT_DESCRIPTION,
-            hidden_arguments=_COMPAT_HIDDEN,
-        )
-    return ToolDef(
-        fn=grep,
-        title="Search file contents",
-        read_only=True,
-        description=DESCRIPTION,
-        hidden_arguments=_DEFAULT_HIDDEN,
-    )
+    return engine.run(session.files, request)

@@ -1,8 +1,8 @@
 """The compat str_replace_editor tool: view, str_replace, create and insert in one tool.
 
 Each command calls the very function the split tool calls, so its result is the split
-tool's result byte for byte. Only insert is the editor's own, and it reuses the same
-checks, atomic write and snippet as str_replace.
+tool's result byte for byte. Only insert is the editor's own, and it runs on the same
+checks, atomic write and snippet as str_replace (boris.files.editing).
 """
 
 from __future__ import annotations
@@ -10,20 +10,15 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from fastmcp.dependencies import Depends
+from fastmcp.tools import tool
 from mcp_types import ImageContent
 from pydantic import Field
 
 from boris.errors import BorisError, Code
-from boris.files import edit as edits
-from boris.files.display import edit_snippet
-from boris.files.editing import edit_file, editing
-from boris.files.place import locate
+from boris.files import editing, viewing
 from boris.session import Session, current_session
-from boris.settings import Settings
-from boris.tools.create_file import create
-from boris.tools.str_replace import replace_in_file
-from boris.tools.view import ViewRange, view_path
-from boris.toolset import ToolDef
+from boris.tools import as_content, destructive
+from boris.tools.view import ViewRange
 
 Command = Annotated[
     Literal["view", "str_replace", "create", "insert"],
@@ -86,10 +81,17 @@ true: include enough context to make it unique.
 and return the edited region with line numbers.
 * Relative paths are resolved against the working directory."""
 
-_VIEW_FIRST = "\n* View a file before `str_replace` or `insert` on it, or before `create` \
+#: Added to the description while view-before-edit is on (boris.app.describe).
+VIEW_FIRST = "\n* View a file before `str_replace` or `insert` on it, or before `create` \
 overwrites it; an edit of a file not viewed in this session is refused."
 
 
+@tool(
+    name="str_replace_editor",
+    description=DESCRIPTION,
+    annotations=destructive("View and edit files"),
+    output_schema=None,
+)
 def str_replace_editor(
     command: Command,
     path: PathArg,
@@ -103,15 +105,15 @@ def str_replace_editor(
     session: Session = Depends(current_session),
 ) -> str | ImageContent:
     if command == "view":
-        return view_path(session, path, view_range)
+        return as_content(viewing.view(session.files, path, view_range))
     if command == "str_replace":
         if old_str is None:
             raise _missing("old_str", command)
-        return replace_in_file(session, path, old_str, new_str or "", replace_all)
+        return editing.replace(session.files, path, old_str, new_str or "", replace_all)
     if command == "create":
         if file_text is None:
             raise _missing("file_text", command)
-        return create(session, path, file_text)
+        return editing.create(session.files, path, file_text)
     if new_str is not None and insert_text is not None and new_str != insert_text:
         raise BorisError(
             Code.INVALID_INPUT, "new_str and insert_text name the same text; give only one"
@@ -119,42 +121,13 @@ def str_replace_editor(
     if insert_line is None:
         raise _missing("insert_line", command)
     if new_str is not None:
-        return insert_into_file(session, path, insert_line, new_str)
+        return editing.insert(session.files, path, insert_line, new_str)
     if insert_text is not None:
-        return insert_into_file(session, path, insert_line, insert_text, "insert_text")
+        return editing.insert(session.files, path, insert_line, insert_text, "insert_text")
     raise _missing("new_str", command)
-
-
-def definition(settings: Settings) -> ToolDef:
-    description = DESCRIPTION + (_VIEW_FIRST if settings.require_view_before_edit else "")
-    return ToolDef(
-        fn=str_replace_editor,
-        title="View and edit files",
-        description=description,
-        read_only=False,
-    )
 
 
 def _missing(argument: str, command: str) -> BorisError:
     return BorisError(
         Code.INVALID_INPUT, f"{argument}: missing required argument for the {command} command"
     )
-
-
-def insert_into_file(
-    session: Session, path: str, insert_line: int, new_str: str, name: str = "new_str"
-) -> str:
-    """The insert command: ``new_str`` (given as argument ``name``) as whole lines after
-    line ``insert_line``."""
-    text = edits.encode_argument(name, new_str)
-    applied: list[edits.Edit] = []  # the edit as last applied, for the result
-
-    with locate(session.resolve, path) as place, editing(place.path):
-
-        def apply(data: bytes) -> bytes:
-            applied.append(edits.insert(data, insert_line, text, place.path, name))
-            return applied[-1].data
-
-        edit_file(session, place, "insert", apply)
-    edit = applied[-1]
-    return f"Inserted in {place.path}\n\n" + edit_snippet(edit.data, edit.begin, edit.end)

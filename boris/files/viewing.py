@@ -1,0 +1,109 @@
+"""What view shows of a path: a file's lines, an image, a binary notice, or a directory tree.
+
+A file is shown in the view line format (boris.files.display): at most
+``MAX_VIEW_LINES`` lines without a range, and a range is read line by line up to
+its end, so a large file is never loaded to show its first lines. Images are
+recognised by their first bytes (SVG by its name) and returned whole; other binary
+files get a note with their size. A file shown is marked viewed; a directory
+listing (boris.files.listing) marks nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from boris.errors import BorisError, Code, io_error
+from boris.files.access import FileAccess
+from boris.files.display import MAX_VIEW_LINES, format_lines, human_size, read_lines
+from boris.files.listing import list_directory
+from boris.files.place import locate, not_a_file, open_existing
+from boris.files.sniff import SNIFF_BYTES, image_type, is_svg, looks_binary
+
+
+@dataclass(frozen=True)
+class Image:
+    """An image file's bytes and MIME type, as view returns it."""
+
+    data: bytes
+    mime_type: str
+
+
+def view(access: FileAccess, path: str, view_range: list[int] | None) -> str | Image:
+    """What view (and the editor's view command) returns; marks a viewed file."""
+    line_range = _check_range(view_range)
+    with locate(access.resolve, path) as place:
+        fd, info = open_existing(place, "view")
+        try:
+            if stat.S_ISDIR(info.st_mode):
+                return list_directory(place.path, fd, access.scope)
+            problem = not_a_file(place, info, "view")
+            if problem is not None:
+                raise problem
+            with os.fdopen(fd, "rb", closefd=False) as stream:
+                result = _view_file(access, stream, info, place.path, path, line_range)
+        finally:
+            os.close(fd)
+        access.mark_viewed(place.path)
+    return result
+
+
+def _check_range(view_range: list[int] | None) -> tuple[int, int] | None:
+    if view_range is None:
+        return None
+    start, end = view_range
+    if end == -1:  # "to the end of the file", as Claude's text editor tool spells it
+        end = sys.maxsize
+    if start < 1:
+        raise BorisError(Code.INVALID_INPUT, f"view_range start must be 1 or more, got {start}")
+    if start > end:
+        raise BorisError(
+            Code.INVALID_INPUT,
+            f"view_range start {start} is greater than end {end}; give [start, end] "
+            "with start <= end",
+        )
+    return start, end
+
+
+def _view_file(
+    access: FileAccess,
+    stream: BinaryIO,
+    info: os.stat_result,
+    resolved: str,
+    given: str,
+    line_range: tuple[int, int] | None,
+) -> str | Image:
+    access.check_size(info.st_size, f"{resolved} is")
+    try:
+        head = stream.read(SNIFF_BYTES)
+        mime = image_type(head) or ("image/svg+xml" if is_svg(resolved) or is_svg(given) else None)
+        if mime is not None:
+            data = head + stream.read(access.max_size + 1 - len(head))
+            access.check_size(len(data), f"{resolved} is")
+            return Image(data, mime)
+        if looks_binary(head):
+            return f"Binary file ({human_size(info.st_size)})"
+        stream.seek(0)
+        if line_range is None:
+            window = read_lines(stream, 1, MAX_VIEW_LINES, count_all=True)
+        else:
+            window = read_lines(stream, *line_range)
+    except OSError as exc:
+        raise io_error("read", resolved, exc) from None
+    if line_range is None:
+        text = format_lines(window.lines, 1)
+        total = window.total or 0
+        if total > MAX_VIEW_LINES:
+            text += (
+                f"\n[Truncated: file has {total} lines. Use view_range to read specific sections.]"
+            )
+        return text
+    start = line_range[0]
+    if window.total is not None and start > window.total:
+        raise BorisError(
+            Code.INVALID_INPUT, f"start {start} exceeds total lines {window.total} in {resolved}"
+        )
+    return format_lines(window.lines, start)
