@@ -90,7 +90,10 @@ class Settings(BaseSettings):
 
     port: Annotated[int, Field(ge=0, le=65535, description="HTTP listen port")] = 8080
     host: Annotated[str, Field(description="HTTP bind address")] = "0.0.0.0"
-    transport: Annotated[Literal["http", "stdio"], Field(description="http or stdio")] = "http"
+    transport: Annotated[
+        Literal["http", "stdio"],
+        Field(description="stdio: one client on stdin/stdout; http: streamable HTTP at /mcp"),
+    ] = "http"
     workdir: Annotated[str, Field(description="initial working directory")] = "."
     timeout: Annotated[
         int, Field(gt=0, description="default bash timeout in seconds (the tool takes ms)")
@@ -118,20 +121,23 @@ class Settings(BaseSettings):
         int, Field(ge=0, description="seconds before a background task is killed; 0 = never")
     ] = 0
     max_file_size: Annotated[
-        Size, Field(description="largest file view/create handle (B, KB, MB, GB)")
+        Size, Field(description="largest file the file tools read or write (B, KB, MB, GB)")
     ] = 10 * 1024**2
     require_view_before_edit: Annotated[
         bool,
         BeforeValidator(parse_view_requirement),
-        Field(description="auto, true or false: refuse edits of files not viewed first"),
+        Field(description="refuse edits of files not viewed first (auto: true)"),
     ] = True
     anthropic_compat: Annotated[
         bool, Field(description="serve one str_replace_editor instead of the file tools")
     ] = False
     log_level: Annotated[
-        Literal["debug", "info", "warn", "error"], Field(description="debug, info, warn or error")
+        Literal["debug", "info", "warn", "error"],
+        Field(description="the least severe messages logged"),
     ] = "info"
-    log_format: Annotated[Literal["text", "json"], Field(description="text or json")] = "text"
+    log_format: Annotated[
+        Literal["text", "json"], Field(description="json: one object per line; always on stderr")
+    ] = "text"
 
     @field_validator("transport", "log_level", "log_format", mode="before")
     @classmethod
@@ -219,31 +225,79 @@ class _Parser(argparse.ArgumentParser):
         _fail(message)
 
 
+#: --help by concern: each group's flags (by field), with the name --help gives the
+#: value (the choices where there are few). Every field is in exactly one group.
+_HELP_GROUPS: dict[str, dict[str, str]] = {
+    "server": {"transport": "{stdio,http}", "workdir": "DIR"},
+    "HTTP": {
+        "host": "HOST",
+        "port": "PORT",
+        "token": "TOKEN",
+        "generate_token": "{true,false}",
+        "allow_origins": "ORIGIN",
+        "session_idle_timeout": "SECONDS",
+    },
+    "tools": {
+        "timeout": "SECONDS",
+        "background_task_timeout": "SECONDS",
+        "allow_dirs": "DIR",
+        "deny_dirs": "PATTERN",
+        "max_file_size": "SIZE",
+        "require_view_before_edit": "{auto,true,false}",
+        "disable_tools": "TOOL",
+        "anthropic_compat": "{true,false}",
+    },
+    "logging": {
+        "log_level": "{debug,info,warn,error}",
+        "log_format": "{text,json}",
+    },
+}
+
+#: Defaults as --help shows them, where the field's own default is not what one types.
+_SHOWN_DEFAULTS = {"max_file_size": "10MB", "require_view_before_edit": "auto"}
+
+
+def _shown_default(field: str) -> str:
+    if field in _SHOWN_DEFAULTS:
+        return _SHOWN_DEFAULTS[field]
+    default = Settings.model_fields[field].default
+    if default is None or default == []:
+        return "none"
+    if isinstance(default, bool):
+        return str(default).lower()
+    return str(default)
+
+
 def build_parser() -> argparse.ArgumentParser:
+    """The command line, generated from the fields; values stay strings for pydantic."""
     parser = _Parser(
         prog="boris",
         description="An MCP server that gives any AI agent the tools of a coding agent.",
+        epilog="A flag beats its env var. A repeatable flag takes one value per occurrence; "
+        "its env var is a comma-separated list (commas inside {...} do not split).",
         allow_abbrev=False,
         argument_default=argparse.SUPPRESS,
     )
     parser.add_argument("--version", "-v", action="version", version=f"boris {__version__}")
-    for name, info in Settings.model_fields.items():
-        annotation = info.annotation
-        default = info.default
-        if name == "max_file_size":
-            default = "10MB"
-        elif name == "require_view_before_edit":
-            default = "auto"
-        help_text = f"{info.description} [env {env_of(name)}; default {default!r}]"
-        if annotation is bool and name != "require_view_before_edit":
-            # `--flag` alone means true; `--flag=false` is accepted too.
-            parser.add_argument(
-                flag_of(name), dest=name, nargs="?", const="true", metavar="BOOL", help=help_text
-            )
-        elif annotation == list[str]:
-            parser.add_argument(flag_of(name), dest=name, action="append", help=help_text)
-        else:
-            parser.add_argument(flag_of(name), dest=name, metavar=name.upper(), help=help_text)
+    grouped = [field for fields in _HELP_GROUPS.values() for field in fields]
+    assert sorted(grouped) == sorted(Settings.model_fields), "a field without its help group"
+    for title, fields in _HELP_GROUPS.items():
+        group = parser.add_argument_group(title)
+        for name, metavar in fields.items():
+            info = Settings.model_fields[name]
+            help_text = f"{info.description} [env {env_of(name)}; default {_shown_default(name)}]"
+            if info.annotation is bool and name != "require_view_before_edit":
+                # `--flag` alone means true; `--flag=false` is accepted too.
+                group.add_argument(
+                    flag_of(name), dest=name, nargs="?", const="true", metavar=metavar,
+                    help=help_text,
+                )  # fmt: skip
+            elif info.annotation == list[str]:
+                group.add_argument(
+                    flag_of(name), dest=name, action="append", metavar=metavar, help=help_text
+                )
+            else:
+                group.add_argument(flag_of(name), dest=name, metavar=metavar, help=help_text)
     return parser
 
 
