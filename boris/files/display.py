@@ -27,9 +27,10 @@ MAX_VIEW_LINES = 2000
 #: Lines of context shown either side of an edit.
 CONTEXT_LINES = 4
 
-# Reads and decodes happen in chunks of this size, so a file (or a single line) of any
-# length never needs more than one chunk of working memory beyond what is kept.
-_CHUNK = 1 << 18
+#: Files are read, checked and decoded this many bytes at a time, so a file (or a single
+#: line) of any length never needs more than one chunk of working memory beyond what is
+#: kept: never a second copy of a large file, as a str or as a list of its lines.
+CHUNK = 1 << 18
 # Every character takes at least one byte: a line of at most this many bytes cannot
 # need cutting, whatever it decodes to.
 _SHORT_LINE_BYTES = MAX_LINE_CHARS
@@ -73,8 +74,8 @@ def _decode_head(raw: bytes) -> tuple[str, int]:
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     head = ""
     total = 0
-    for offset in range(0, len(raw), _CHUNK):
-        text = decoder.decode(raw[offset : offset + _CHUNK], final=offset + _CHUNK >= len(raw))
+    for offset in range(0, len(raw), CHUNK):
+        text = decoder.decode(raw[offset : offset + CHUNK], final=offset + CHUNK >= len(raw))
         if len(head) < MAX_LINE_CHARS:
             head += text[: MAX_LINE_CHARS - len(head)]
         total += len(text)
@@ -114,7 +115,7 @@ def read_lines(
     end: int,
     *,
     count_all: bool = False,
-    chunk_size: int = _CHUNK,
+    chunk_size: int = CHUNK,
 ) -> LineWindow:
     """Lines ``start``..``end`` (1-based, inclusive) of a binary stream, without their ``\\n``.
 
@@ -203,7 +204,7 @@ def read_up_to(fd: int, size: int) -> bytes:
     """At most ``size`` bytes from ``fd``'s position, fewer at the end of the file."""
     chunks = []
     while size > 0:
-        chunk = os.read(fd, min(size, _CHUNK * 64))
+        chunk = os.read(fd, min(size, CHUNK * 64))
         if not chunk:
             break
         chunks.append(chunk)

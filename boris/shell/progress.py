@@ -1,4 +1,5 @@
-"""Live output of a running command as MCP progress notifications, one per line.
+"""Live output of a running command as progress notifications, one per line, sent through
+a callback the caller gives (the bash tool: MCP progress on the request).
 
 Each complete line is sent as it arrives (``progress`` = lines so far, ``message`` =
 the line). Lines are not batched: some clients drop notifications that reach them in

@@ -1,4 +1,4 @@
-"""The streamable HTTP transport: ``/mcp`` behind Boris's ASGI guards, ``/health``, uvicorn.
+"""The streamable HTTP transport: the app at ``/mcp`` behind Boris's ASGI guards, on uvicorn.
 
 The guards, outermost first: permissive CORS on every route; on ``/mcp`` the bearer
 token or, without one, the origin check; the refusal of the stateless protocol
