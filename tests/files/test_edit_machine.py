@@ -29,8 +29,8 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from tests.files.test_file_properties import oracle_view
 from tests.support import stdio_client, text_of
-from tests.test_file_properties import oracle_view
 
 BOM = b"\xef\xbb\xbf"
 NAME = "f.txt"

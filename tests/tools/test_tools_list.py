@@ -15,7 +15,7 @@ import pytest
 
 from tests.support import http_server, sdk_http_client, sdk_stdio_client, stdio_client
 
-SNAPSHOTS = Path(__file__).parent / "snapshots"
+SNAPSHOTS = Path(__file__).parent.parent / "snapshots"
 DEFAULT = ["bash", "task_output", "view", "str_replace", "create_file", "grep", "glob"]
 COMPAT = ["bash", "task_output", "str_replace_editor", "grep", "glob"]
 
