@@ -95,9 +95,10 @@ def model_replace(data: bytes, old: str, new: str, replace_all: bool) -> bytes |
     old_bytes, new_bytes = old.encode(), new.encode()
     if not new.isascii() and not is_utf8(data):
         return "[INVALID_INPUT] new_str has non-ASCII characters, "
-    # In a CRLF file, strings written with LF mean CRLF (unless they have a CRLF).
-    joined = old_bytes + new_bytes
-    if crlf_throughout(data) and b"\r\n" not in joined and b"\n" in joined:
+    # In a CRLF file, strings written with LF mean CRLF (unless either has a CRLF of its
+    # own: "\r" followed by "\n" across the two strings is not one).
+    has_crlf = b"\r\n" in old_bytes or b"\r\n" in new_bytes
+    if crlf_throughout(data) and not has_crlf and b"\n" in old_bytes + new_bytes:
         old_bytes = old_bytes.replace(b"\n", b"\r\n")
         new_bytes = new_bytes.replace(b"\n", b"\r\n")
     occurrences = sum(data.startswith(old_bytes, i) for i in range(len(data)))
