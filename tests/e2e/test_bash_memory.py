@@ -1,4 +1,5 @@
-"""Memory stays bounded however much a command prints (SPEC §5 "bash" ★).
+"""Memory stays bounded however much a command prints (README "Limits and bad input": bash
+stdout and stderr, "memory bounded however much a command prints").
 
 The server keeps the head a result shows and a count, never the whole stream. Its
 peak resident memory (VmHWM) is read from /proc while it serves a real client.

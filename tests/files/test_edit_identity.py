@@ -7,7 +7,8 @@ write is synced. Just before replacing, the file must be as it was read (inode, 
 mtime); if not, the edit is redone once on the new content, and if the file changed again
 nothing is written and the result is ``[IO_ERROR] /p changed while being edited; view it
 again``. This holds for str_replace, create_file over an existing file, and the compat
-editor's str_replace, insert and create.
+editor's str_replace, insert and create. A server that may not give files away (no
+CAP_CHOWN) is checked in tests/e2e/test_edit_identity.py.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from tests.file_helpers import CAP_CHOWN, boris_without
+from tests.inprocess import app_client
 from tests.interpose import Unavailable, on_open
-from tests.support import error_text, ok_text, stdio_client
+from tests.support import error_text, ok_text
 
 pytestmark = pytest.mark.anyio
 
@@ -36,7 +37,7 @@ async def call(client: Client[Any], tool: str, **arguments: Any) -> Any:
 
 @pytest.fixture(scope="module")
 async def compat(root: Path) -> AsyncIterator[Client[Any]]:
-    async with stdio_client("--anthropic-compat", workdir=root) as connected:
+    async with app_client("--anthropic-compat", workdir=root) as connected:
         yield connected
 
 
@@ -111,24 +112,6 @@ async def test_owner_and_group_kept(client: Client[Any], case: Path) -> None:
     ok_text(await call(client, "create_file", path=str(path), content="two\n"))
     assert (path.stat().st_uid, path.stat().st_gid) == (NOBODY, NOBODY)
     assert path.read_text() == "two\n"
-
-
-async def test_server_that_cannot_chown_keeps_the_owner(case: Path) -> None:
-    # The server may write other users' files but cannot give a new file their owner.
-    _require_root()
-    path = case / "f.txt"
-    path.write_text("one\n")
-    os.chown(path, NOBODY, NOBODY)
-    async with stdio_client(workdir=case, command=boris_without(CAP_CHOWN)) as client:
-        ok_text(await call(client, "view", path=str(path)))
-        ok_text(await call(client, "str_replace", path=str(path), old_str="one", new_str="1"))
-        assert (path.stat().st_uid, path.stat().st_gid) == (NOBODY, NOBODY)
-        ok_text(await call(client, "create_file", path=str(path), content="two\n"))
-        assert (path.stat().st_uid, path.stat().st_gid) == (NOBODY, NOBODY)
-        ok_text(await call(client, "create_file", path="mine.txt", content="m\n"))
-    assert path.read_text() == "two\n"
-    assert (case / "mine.txt").stat().st_uid == 0  # its own new files are its own
-    assert sorted(os.listdir(case)) == ["f.txt", "mine.txt"]
 
 
 # --- another writer --------------------------------------------------------------------

@@ -30,7 +30,8 @@ from hypothesis.stateful import (
 )
 
 from tests.files.test_file_properties import oracle_view
-from tests.support import stdio_client, text_of
+from tests.inprocess import app_client
+from tests.support import text_of
 
 BOM = b"\xef\xbb\xbf"
 NAME = "f.txt"
@@ -308,7 +309,7 @@ MACHINE_SETTINGS = settings(
 def test_edit_tools_follow_the_model(tmp_path_factory: pytest.TempPathFactory) -> None:
     root = tmp_path_factory.mktemp("machine")
     with start_blocking_portal(backend="asyncio") as portal:
-        server = stdio_client("--anthropic-compat", workdir=root)
+        server = app_client("--anthropic-compat", workdir=root)
         with portal.wrap_async_context_manager(server) as client:
             bound = type(
                 "BoundEditSession",

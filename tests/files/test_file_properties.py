@@ -1,8 +1,8 @@
 """Properties of the file tools over generated files, checked against simple oracles.
 
 These call the functions the server's tools run (``replace_in_file``, ``view_path``, the
-editor entry point) in-process, with a real Session and real files, for speed; the
-end-to-end tests in the other test_*.py files go through real clients.
+editor entry point) directly, with a real Session and real files, for speed; the tests in
+tests/tools/ go through a real client.
 """
 
 from __future__ import annotations
@@ -87,7 +87,8 @@ def uses_crlf(data: bytes) -> bool:
 
 
 def oracle_replace(before: bytes, old: bytes, new: bytes) -> bytes | None:
-    """The spec's rule: exact bytes, except LF strings in a CRLF file mean CRLF."""
+    """The rule: exact bytes, except LF strings in a CRLF file mean CRLF (unless either has a
+    CRLF of its own)."""
     if (
         uses_crlf(before)
         and b"\r\n" not in old

@@ -1,11 +1,11 @@
-"""Path scoping (SPEC §4): resolution, allow dirs by whole components, denied ancestors,
-and how --deny-dir and --allow-dir values are normalised at start-up."""
+"""Path scoping (README "Paths", "Configuration", "Security"): resolution, allow dirs by
+whole components, denied ancestors, and how --deny-dir and --allow-dir values are
+normalised at start-up. The start-up warning of the real command line is checked in
+tests/e2e/test_pathscope.py."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from boris.errors import Code, ToolFailure
 from boris.pathscope import PathScope, is_within
 from boris.patterns import pattern_problem, split_outside_braces
-from tests.support import BORIS, INITIALIZE, error_text, ok_text, server_env, stdio_client
+from tests.inprocess import app_client
+from tests.support import error_text, ok_text
 from tests.trees import write_tree
 
 
@@ -227,7 +228,9 @@ PRIVATE_TREE = {
 
 
 @pytest.mark.anyio
-async def test_deny_patterns_are_normalised_at_start_up(tmp_path: Path) -> None:
+async def test_deny_patterns_are_normalised_at_start_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A deny pattern's trailing ``/`` means that directory and everything below it;
     ``./x`` is relative to the workdir; the literal leading directories of an absolute
     pattern are resolved like the paths it is matched against (symlinks followed).
@@ -237,7 +240,8 @@ async def test_deny_patterns_are_normalised_at_start_up(tmp_path: Path) -> None:
     link.symlink_to(real)
     flags = ["--deny-dir", "**/.env/", "--deny-dir", "./secrets", "--deny-dir"]
     flags += [f"{link}/private", "--deny-dir", "\\{c}*"]
-    async with stdio_client(*flags, workdir=link, cwd="/", mode="legacy") as client:
+    monkeypatch.chdir("/")
+    async with app_client(*flags, workdir=link) as client:
         assert client.initialize_result is not None
         assert client.initialize_result.instructions == (
             f"Working directory: {real}\n"
@@ -257,13 +261,14 @@ async def test_deny_patterns_are_normalised_at_start_up(tmp_path: Path) -> None:
 
 
 @pytest.mark.anyio
-async def test_allow_dirs_are_normalised_at_start_up(tmp_path: Path) -> None:
+async def test_allow_dirs_are_normalised_at_start_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``--allow-dir ./x/`` is the directory x of the workdir, whatever the process's
     current directory; trailing slashes are dropped."""
     root = write_tree(tmp_path.resolve(), {"sub/in.txt": "hit\n", "out.txt": "hit\n"})
-    async with stdio_client(
-        "--allow-dir", "./sub/", workdir=root, cwd="/", mode="legacy"
-    ) as client:
+    monkeypatch.chdir("/")
+    async with app_client("--allow-dir", "./sub/", workdir=root) as client:
         assert client.initialize_result is not None
         assert client.initialize_result.instructions == (
             f"Working directory: {root}\nAllowed directories: {root}/sub"
@@ -280,37 +285,9 @@ async def test_env_deny_list_keeps_nested_braces_whole(tmp_path: Path) -> None:
     """BORIS_DENY_DIRS splits on commas outside braces, nested braces included."""
     root = write_tree(tmp_path.resolve(), {"a.txt": "hit\n", "c.txt": "hit\n", "e.txt": "hit\n"})
     env = {"BORIS_DENY_DIRS": "**/{a,{b,c}}.txt,**/d.txt"}
-    async with stdio_client(workdir=root, env=env, mode="legacy") as client:
+    async with app_client(workdir=root, env=env) as client:
         assert client.initialize_result is not None
         assert client.initialize_result.instructions == (
             f"Working directory: {root}\nDenied patterns: **/{{a,{{b,c}}}}.txt, **/d.txt"
         )
         assert await call_ok(client, "grep", pattern="hit") == "e.txt"
-
-
-def test_unreachable_absolute_deny_path_is_a_start_up_warning(tmp_path: Path) -> None:
-    """An absolute deny path outside every allowed directory can never match: the server
-    says so on stderr and starts all the same."""
-    allowed = write_tree(tmp_path.resolve() / "allowed", {"a.txt": ""})
-    elsewhere = tmp_path.resolve() / "elsewhere"
-    argv = [*BORIS, "--transport", "stdio", "--workdir", str(allowed), "--log-format", "json"]
-    argv += ["--allow-dir", str(allowed), "--deny-dir", f"{elsewhere}/**"]
-    argv += ["--deny-dir", f"{allowed}/a.txt", "--deny-dir", "/*/x"]
-    proc = subprocess.run(
-        argv,
-        input=json.dumps(INITIALIZE).encode() + b"\n",
-        capture_output=True,
-        env=server_env(),
-        timeout=60,
-    )
-    assert proc.returncode == 0
-    warnings = [
-        entry["msg"]
-        for entry in map(json.loads, proc.stderr.decode().splitlines())
-        if entry["level"] == "warning"
-    ]
-    assert warnings == [
-        f"deny pattern {elsewhere}/** can never match: it lies outside every allowed "
-        f"directory ({allowed})"
-    ]
-    assert json.loads(proc.stdout.decode().splitlines()[0])["id"] == 1

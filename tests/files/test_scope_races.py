@@ -1,4 +1,4 @@
-"""The scope holds while another process changes the paths the file tools are given.
+"""The scope holds while the paths the file tools are given change under them.
 
 The scope check resolves a path; the tool then opens what the check approved, not
 whatever the name leads to by then. Here a directory inside the allowed directory keeps
@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from tests.support import stdio_client, text_of
+from tests.inprocess import app_client
+from tests.support import text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -131,7 +132,7 @@ async def test_file_tools_never_leave_the_allowed_directory(
     inside, outside = layout
     before = snapshot(outside)
     seen_inside = 0
-    async with stdio_client(
+    async with app_client(
         "--allow-dir",
         str(inside),
         "--disable-tools",
@@ -157,7 +158,7 @@ async def test_listing_never_shows_the_outside(layout: tuple[Path, Path]) -> Non
     (inside / "sub" / "deeper").mkdir()
     (outside / "deeper").mkdir()
     (outside / "deeper" / "outside-only-deeper.txt").write_text("x")
-    async with stdio_client("--allow-dir", str(inside), "--disable-tools", "bash") as client:
+    async with app_client("--allow-dir", str(inside), "--disable-tools", "bash") as client:
         with swapping(inside / "sub", inside / "link") as rounds:
             for _ in range(CALLS // 2):
                 for path in ("sub", "."):

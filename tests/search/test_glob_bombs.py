@@ -1,5 +1,5 @@
 """Glob patterns built to make a backtracking matcher explode answer at once, wherever
-they come from (glob's pattern, grep's include, deny patterns), and other sessions are
+they come from (glob's pattern, grep's include, deny patterns), and other clients are
 served meanwhile.
 
 README: every glob pattern is matched in time linear in the name's length times the
@@ -18,7 +18,8 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from tests.support import http_client, http_server, ok_text
+from tests.inprocess import app_clients
+from tests.support import ok_text
 from tests.trees import write_tree
 
 pytestmark = pytest.mark.anyio
@@ -59,7 +60,7 @@ async def within_bound(call: Awaitable[Any]) -> Any:
     return result
 
 
-async def while_another_session_is_served(
+async def while_another_client_is_served(
     first: Client[Any], second: Client[Any], call: Callable[[Client[Any]], Awaitable[Any]]
 ) -> Any:
     """Run ``call`` on ``first`` while ``second`` globs; both answer within the bound."""
@@ -92,41 +93,38 @@ async def while_another_session_is_served(
 async def test_glob_and_include_bombs_answer_and_others_are_served(
     workdir: Path, pattern: str, found: str
 ) -> None:
-    with http_server(workdir=workdir) as server:
-        async with http_client(server.url) as first, http_client(server.url) as second:
-            globbed = await while_another_session_is_served(
-                first, second, lambda c: c.call_tool("glob", {"pattern": pattern})
-            )
-            assert ok_text(globbed) == found
-            grepped = await while_another_session_is_served(
-                first,
-                second,
-                lambda c: c.call_tool("grep", {"pattern": "hit", "include": pattern}),
-            )
-            assert ok_text(grepped) == found
+    async with app_clients(workdir=workdir, count=2) as (first, second):
+        globbed = await while_another_client_is_served(
+            first, second, lambda c: c.call_tool("glob", {"pattern": pattern})
+        )
+        assert ok_text(globbed) == found
+        grepped = await while_another_client_is_served(
+            first,
+            second,
+            lambda c: c.call_tool("grep", {"pattern": "hit", "include": pattern}),
+        )
+        assert ok_text(grepped) == found
 
 
 async def test_deny_pattern_bombs_answer(workdir: Path) -> None:
     flags = ["--deny-dir", STARS_AND_AS, "--deny-dir", STAR_RUN]
-    with http_server(*flags, workdir=workdir) as server:
-        async with http_client(server.url) as first, http_client(server.url) as second:
-            listed = await while_another_session_is_served(
-                first, second, lambda c: c.call_tool("glob", {"pattern": "a*"})
-            )
-            # Every name is checked against both deny patterns; two of them are denied.
-            assert ok_text(listed) == f"{LONG_NAME}\nabababababab.txt\nabcdabcd.md"
-            assert ok_text(await within_bound(first.call_tool("glob", {"pattern": "*x"}))) == (
-                "No files found"
-            )
+    async with app_clients(*flags, workdir=workdir, count=2) as (first, second):
+        listed = await while_another_client_is_served(
+            first, second, lambda c: c.call_tool("glob", {"pattern": "a*"})
+        )
+        # Every name is checked against both deny patterns; two of them are denied.
+        assert ok_text(listed) == f"{LONG_NAME}\nabababababab.txt\nabcdabcd.md"
+        assert ok_text(await within_bound(first.call_tool("glob", {"pattern": "*x"}))) == (
+            "No files found"
+        )
 
 
 async def test_gitignore_bombs_answer(tmp_path: Path) -> None:
     """A repository's .gitignore is anyone's text too: its rules are matched in linear
     time as well."""
     root = write_tree(tmp_path.resolve(), {**TREE, ".gitignore": f"{STARS_AND_AS}\n{STAR_RUN}\n"})
-    with http_server(workdir=root) as server:
-        async with http_client(server.url) as first, http_client(server.url) as second:
-            listed = await while_another_session_is_served(
-                first, second, lambda c: c.call_tool("glob", {"pattern": "*"})
-            )
-            assert ok_text(listed) == (f".gitignore\n{LONG_NAME}\nabababababab.txt\nabcdabcd.md")
+    async with app_clients(workdir=root, count=2) as (first, second):
+        listed = await while_another_client_is_served(
+            first, second, lambda c: c.call_tool("glob", {"pattern": "*"})
+        )
+        assert ok_text(listed) == (f".gitignore\n{LONG_NAME}\nabababababab.txt\nabcdabcd.md")

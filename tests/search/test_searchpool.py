@@ -1,21 +1,19 @@
 """Large greps are searched by worker processes (boris.searchpool): same output, and the
-workers never outlive their server or leave a search half read.
+workers never leave a search half read. That they end with their server is checked on a
+real server process in tests/e2e/test_searchpool.py.
 """
 
 from __future__ import annotations
 
 import os
 import signal
-import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from boris import search as engine
 from boris.pathscope import PathScope
 from boris.searchpool import Pool, search_here
-from tests.support import http_client, http_server, text_of
 from tests.trees import search_query, set_mtimes, write_tree
 
 pytestmark = pytest.mark.anyio
@@ -26,7 +24,11 @@ MANY = engine.IN_PROCESS_FILES + 700
 
 @pytest.fixture(scope="module")
 def big_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("big").resolve()
+    return write_big_tree(tmp_path_factory.mktemp("big").resolve())
+
+
+def write_big_tree(root: Path) -> Path:
+    """MANY files under ``root``; some with hits, some newer, and one binary."""
     files: dict[str, str | bytes] = {}
     for n in range(MANY):
         body = f"file {n}\n"
@@ -94,44 +96,6 @@ def test_a_worker_that_dies_is_replaced_by_this_process(big_tree: Path) -> None:
         pool.release(replaced)
     finally:
         pool.close()
-
-
-def _children(pid: int) -> set[int]:
-    found = set()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.add(int(entry))
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            state = handle.read().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
-async def test_server_search_uses_workers_that_end_with_the_server(big_tree: Path) -> None:
-    expected = "\n".join(run(big_tree, query("count"), parallel=False))
-    with http_server(workdir=big_tree) as server:
-        async with http_client(server.url) as client:
-            result: Any = await client.call_tool("grep", {"pattern": "hit", "output_mode": "count"})
-            assert text_of(result) == expected
-        workers = _children(server.proc.pid)
-        assert workers  # the search was big enough to start them
-    deadline = time.monotonic() + 10
-    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not any(_alive(pid) for pid in workers)
 
 
 def test_workers_that_cannot_start_leave_the_search_to_this_process(

@@ -26,7 +26,8 @@ from fastmcp import Client
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.support import error_text, ok_text, stdio_client
+from tests.inprocess import app_client
+from tests.support import error_text, ok_text
 
 pytestmark = pytest.mark.anyio
 
@@ -308,7 +309,7 @@ def portal() -> Iterator[BlockingPortal]:
 
 @pytest.fixture(scope="module")
 def sync_client(portal: BlockingPortal, root: Path) -> Iterator[Client[Any]]:
-    with portal.wrap_async_context_manager(stdio_client(workdir=root)) as client:
+    with portal.wrap_async_context_manager(app_client(workdir=root)) as client:
         yield client
 
 

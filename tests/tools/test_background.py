@@ -1,4 +1,4 @@
-"""Background commands and task_output through real clients: SPEC §5 "bash" and "task_output"."""
+"""Background commands and task_output through a real client (README "Background tasks")."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ import anyio
 import pytest
 from fastmcp import Client
 
+from tests.inprocess import app_client
 from tests.pids import pid_alive, pids_in, wait_gone
-from tests.support import error_text, ok_text, stdio_client
+from tests.support import error_text, ok_text
 
 pytestmark = pytest.mark.anyio
 
@@ -34,7 +35,7 @@ def not_found(task_id: str) -> str:
 
 @pytest.fixture(scope="module")
 async def client(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Client[Any]]:
-    async with stdio_client(workdir=tmp_path_factory.mktemp("background")) as client:
+    async with app_client(workdir=tmp_path_factory.mktemp("background")) as client:
         yield client
 
 
@@ -149,7 +150,7 @@ async def test_task_ids_are_distinct(client: Client[Any], tmp_path: Path) -> Non
 
 
 async def test_limit_of_ten_running_tasks(tmp_path: Path) -> None:
-    async with stdio_client(workdir=tmp_path) as client:
+    async with app_client(workdir=tmp_path) as client:
         sleepers = [await start(client, "echo $$; sleep 300") for _ in range(9)]
         quick = await start(client, "true")
         # The quick one finishes; finished tasks not yet read do not count.
@@ -185,7 +186,7 @@ async def test_limit_of_ten_running_tasks(tmp_path: Path) -> None:
 
 
 async def test_safety_net_timeout(tmp_path: Path) -> None:
-    async with stdio_client("--background-task-timeout", "1", workdir=tmp_path) as client:
+    async with app_client("--background-task-timeout", "1", workdir=tmp_path) as client:
         plain = await start(client, "echo hi; sleep 300 & echo $!; wait")
         graceful = await start(client, "trap 'echo bye; exit 5' TERM; sleep 300 & wait")
         stubborn = await start(client, "trap '' TERM; echo $$; sleep 300")
@@ -253,7 +254,7 @@ async def test_unread_finished_tasks_are_bounded(tmp_path: Path) -> None:
 
     Newest means most recently finished. An expired task's id says it expired.
     """
-    async with stdio_client(workdir=tmp_path) as client:
+    async with app_client(workdir=tmp_path) as client:
         oldest = await start(client, "echo oldest")
         first_fence = await fence(client, tmp_path / "gate1")  # `oldest` has finished
         (tmp_path / "gate1").touch()

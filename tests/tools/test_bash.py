@@ -1,14 +1,13 @@
-"""The bash tool through real clients over real STDIO pipes: SPEC §5 "bash".
+"""The bash tool through a real client (README "Tools" and "How the tools behave").
 
-One server serves the module; every test first moves the session into its own
-directory, since the cwd carries over between calls (that is the point).
+One app serves the module; every test first moves the session into its own
+directory, since the cwd carries over between calls (that is the point). The checks
+that need a real server process are in tests/e2e/test_bash.py.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -17,18 +16,10 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from boris.server import build_server
-from boris.settings import Settings
 from boris.tools.bash import MAX_TIMEOUT_MS, effective_timeout
+from tests.inprocess import app_client
 from tests.pids import pid_alive, pids_in, wait_gone
-from tests.support import (
-    BORIS,
-    error_text,
-    ok_text,
-    sdk_stdio_client,
-    server_env,
-    stdio_client,
-)
+from tests.support import error_text, ok_text
 
 pytestmark = pytest.mark.anyio
 
@@ -251,9 +242,7 @@ async def test_non_interactive_environment(client: Client[Any], tmp_path: Path) 
     await enter(client, tmp_path)
     text = await bash(client, 'echo "$PAGER $GIT_PAGER $GIT_TERMINAL_PROMPT"')
     assert text == "exit_code: 0\n\nstdout:\ncat cat 0\n"
-    # fastmcp settings the server made for itself do not leak into commands.
-    text = await bash(client, 'echo "[${FASTMCP_LOG_ENABLED-unset}]"')
-    assert text == "exit_code: 0\n\nstdout:\n[unset]\n"
+    # What the server sets for itself in its environment: tests/e2e/test_bash.py.
 
 
 async def test_stdin_is_empty_and_there_is_no_tty(client: Client[Any], tmp_path: Path) -> None:
@@ -351,22 +340,11 @@ async def test_sigterm_trap_exits_gracefully(client: Client[Any], tmp_path: Path
 
 
 async def test_default_timeout_comes_from_the_flag(tmp_path: Path) -> None:
-    async with stdio_client("--timeout", "1", workdir=tmp_path, env={"PAGER": "less"}) as client:
+    async with app_client("--timeout", "1", workdir=tmp_path, env={"PAGER": "less"}) as client:
         text = await bash(client, "echo start; sleep 30")
         assert text == "Command timed out after 1000ms\n\nexit_code: 143\n\nstdout:\nstart\n"
         # A variable the user set is kept.
         assert await bash(client, "echo $PAGER") == "exit_code: 0\n\nstdout:\nless\n"
-
-
-async def test_commands_see_the_users_fastmcp_settings(tmp_path: Path) -> None:
-    # The server overrides a few FASTMCP_* variables for itself; a user developing a
-    # fastmcp server through bash must get their own values back (or none).
-    env = {"FASTMCP_ENV_FILE": "mine.env"}
-    async with stdio_client(workdir=tmp_path, env=env) as client:
-        text = await bash(
-            client, 'echo "$FASTMCP_ENV_FILE ${FASTMCP_LOG_ENABLED-unset}"', timeout=10000
-        )
-    assert text == "exit_code: 0\n\nstdout:\nmine.env unset\n"
 
 
 # --- leftovers and cancellation ------------------------------------------------------
@@ -488,87 +466,14 @@ async def test_progress_flood_is_bounded_and_monotonic(client: Client[Any], tmp_
     assert messages == {"y"}
 
 
-def _raw_call(workdir: Path, meta: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """Every message the server writes for one tools/call, up to and including its reply."""
-    proc = subprocess.Popen(
-        [*BORIS, "--transport", "stdio", "--workdir", str(workdir)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=server_env(),
-    )
-    assert proc.stdin is not None
-    assert proc.stdout is not None
-
-    def send(message: dict[str, Any]) -> None:
-        assert proc.stdin is not None
-        proc.stdin.write(json.dumps(message).encode() + b"\n")
-        proc.stdin.flush()
-
-    def until_reply(request_id: int) -> list[dict[str, Any]]:
-        assert proc.stdout is not None
-        messages = []
-        while True:
-            message = json.loads(proc.stdout.readline())
-            messages.append(message)
-            if message.get("id") == request_id:
-                return messages
-
-    try:
-        send(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {},
-                    "clientInfo": {"name": "raw", "version": "0"},
-                },
-            }
-        )
-        until_reply(1)
-        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        params: dict[str, Any] = {"name": "bash", "arguments": {"command": "echo a; echo b"}}
-        if meta is not None:
-            params["_meta"] = meta
-        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params})
-        return until_reply(2)
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=30)
-
-
-def test_progress_only_with_a_progress_token(tmp_path: Path) -> None:
-    without = _raw_call(tmp_path, None)
-    assert [m.get("method") for m in without] == [None]
-    with_token = _raw_call(tmp_path, {"progressToken": "tok"})
-    progress = [m["params"] for m in with_token if m.get("method") == "notifications/progress"]
-    assert progress == [
-        {"progressToken": "tok", "progress": 1.0, "message": "a"},
-        {"progressToken": "tok", "progress": 2.0, "message": "b"},
-    ]
-    assert with_token[-1]["result"]["content"][0]["text"] == "exit_code: 0\n\nstdout:\na\nb\n"
-
-
-# --- other clients and shells --------------------------------------------------------
-
-
-async def test_official_sdk_client(tmp_path: Path) -> None:
-    (tmp_path / "sub").mkdir()
-    async with sdk_stdio_client(workdir=tmp_path) as client:
-        first = await client.call_tool("bash", {"command": "cd sub && echo in"})
-        assert ok_text(first) == "exit_code: 0\n\nstdout:\nin\n"
-        second = await client.call_tool("bash", {"command": "pwd"})
-        assert ok_text(second) == f"exit_code: 0\n\nstdout:\n{tmp_path / 'sub'}\n"
+# --- other shells --------------------------------------------------------
 
 
 async def test_wrapper_works_under_plain_sh(tmp_path: Path) -> None:
-    # Where /bin/bash is missing the server falls back to /bin/sh (SPEC §5, seed 002);
-    # the wrapper must work there too. In memory: the shell choice is made at start-up.
+    # Where /bin/bash is missing the server falls back to /bin/sh; the wrapper must work
+    # there too. The shell choice is made at start-up: here it is given to the app.
     (tmp_path / "sub").mkdir()
-    settings = Settings(workdir=str(tmp_path), transport="stdio")
-    async with Client(build_server(settings, shell="/bin/sh"), mode="legacy") as client:
+    async with app_client(workdir=tmp_path, shell="/bin/sh") as client:
         assert await bash(client, "cd sub; printf abc") == "exit_code: 0\n\nstdout:\nabc"
         assert await cwd(client) == str(tmp_path / "sub")
         assert await bash(client, "exit 4") == "exit_code: 4\n"

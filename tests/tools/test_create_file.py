@@ -1,17 +1,22 @@
-"""create_file through real clients: new files, parents, overwrites, modes, limits, scope."""
+"""create_file through a real client: new files, parents, overwrites, modes, limits, scope.
+
+The check with the official SDK client over STDIO is in tests/e2e/test_create_file.py.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastmcp import Client
 
-from tests.support import BORIS, error_text, ok_text, sdk_stdio_client, stdio_client, text_of
+from tests.inprocess import app_client
+from tests.support import error_text, ok_text
 
 pytestmark = pytest.mark.anyio
 
@@ -143,14 +148,24 @@ async def test_empty_path(client: Client[Any]) -> None:
     assert error_text(await create(client, "", "x")) == "[INVALID_INPUT] path: must not be empty"
 
 
+@contextlib.contextmanager
+def process_umask(mask: int) -> Iterator[None]:
+    """This process's umask (the app's, since it runs here) set to ``mask`` for a while."""
+    previous = os.umask(mask)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
 @pytest.mark.parametrize("umask", ["077", "000"])
 async def test_modes_whatever_the_umask(root: Path, umask: str) -> None:
     # New files are 0644 and new directories 0755 under any umask.
     work = root / f"umask_{umask}"
     work.mkdir()
-    command = ["/bin/sh", "-c", f'umask {umask} && exec "$0" "$@"', *BORIS]
-    async with stdio_client(workdir=work, command=command) as client:
-        result = await create(client, "a/b/c.txt", "content\n")
+    with process_umask(int(umask, 8)):
+        async with app_client(workdir=work) as client:
+            result = await create(client, "a/b/c.txt", "content\n")
     assert ok_text(result) == f"Created {work / 'a' / 'b' / 'c.txt'} (8 bytes)"
     assert mode_of(work / "a") == 0o755
     assert mode_of(work / "a" / "b") == 0o755
@@ -160,7 +175,7 @@ async def test_modes_whatever_the_umask(root: Path, umask: str) -> None:
 async def test_content_over_limit(root: Path) -> None:
     work = root / "limit"
     work.mkdir()
-    async with stdio_client("--max-file-size", "1KB", workdir=work) as client:
+    async with app_client("--max-file-size", "1KB", workdir=work) as client:
         result = await create(client, "big.txt", "x" * 2048)
         assert error_text(result) == (
             "[FILE_TOO_LARGE] content is 2.0 KB (2048 bytes), "
@@ -176,7 +191,7 @@ async def test_scope(root: Path) -> None:
     scoped = root / "scoped"
     (scoped / "in").mkdir(parents=True)
     inside = scoped / "in"
-    async with stdio_client(
+    async with app_client(
         "--allow-dir", str(inside), "--deny-dir", "**/.env", workdir=inside
     ) as client:
         outside = scoped / "out" / "new.txt"
@@ -193,17 +208,3 @@ async def test_scope(root: Path) -> None:
     assert not (scoped / "out").exists()
     assert not (inside / "sub").exists()
     assert not (scoped / "escaped.txt").exists()
-
-
-async def test_through_the_official_sdk_client(root: Path, case: Path) -> None:
-    async with sdk_stdio_client(workdir=root) as sdk:
-        result = await sdk.call_tool(
-            "create_file", {"path": str(case / "sdk.txt"), "content": "from sdk\n"}
-        )
-    assert result.is_error is False
-    assert text_of(result) == f"Created {case / 'sdk.txt'} (9 bytes)"
-
-
-def test_boris_command_is_python() -> None:
-    # The umask wrapper above relies on BORIS being "<python> -m boris".
-    assert BORIS[0] == sys.executable

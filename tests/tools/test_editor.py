@@ -1,4 +1,7 @@
-"""The compat str_replace_editor through real clients: same results as the split tools, insert."""
+"""The compat str_replace_editor through a real client: same results as the split tools, insert.
+
+The check with the official SDK client over STDIO is in tests/e2e/test_editor.py.
+"""
 
 from __future__ import annotations
 
@@ -12,20 +15,21 @@ import pytest
 from fastmcp import Client
 
 from tests.file_helpers import IMAGE_SAMPLES
-from tests.support import error_text, ok_text, sdk_stdio_client, stdio_client, text_of
+from tests.inprocess import app_client
+from tests.support import error_text, ok_text
 
 pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture(scope="module")
 async def split(root: Path) -> AsyncIterator[Client[Any]]:
-    async with stdio_client(workdir=root) as client:
+    async with app_client(workdir=root) as client:
         yield client
 
 
 @pytest.fixture(scope="module")
 async def compat(root: Path) -> AsyncIterator[Client[Any]]:
-    async with stdio_client("--anthropic-compat", workdir=root) as client:
+    async with app_client("--anthropic-compat", workdir=root) as client:
         yield client
 
 
@@ -358,7 +362,7 @@ async def test_insert_size_limit(root: Path) -> None:
     work = root / "limit"
     work.mkdir()
     (work / "f.txt").write_text("a" * 1000 + "\n")
-    async with stdio_client("--anthropic-compat", "--max-file-size", "1KB", workdir=work) as c:
+    async with app_client("--anthropic-compat", "--max-file-size", "1KB", workdir=work) as c:
         await editor(c, "view", "f.txt")
         assert error_text(await editor(c, "insert", "f.txt", insert_line=1, new_str="b" * 40)) == (
             "[FILE_TOO_LARGE] the edited file would be 1.0 KB (1042 bytes), "
@@ -368,23 +372,9 @@ async def test_insert_size_limit(root: Path) -> None:
 
 @pytest.mark.parametrize("part", ["view", "str_replace", "create_file", "str_replace_editor"])
 async def test_editor_disabled_with_any_part(root: Path, part: str) -> None:
-    async with stdio_client("--anthropic-compat", "--disable-tools", part, workdir=root) as c:
+    async with app_client("--anthropic-compat", "--disable-tools", part, workdir=root) as c:
         names = [t.name for t in await c.list_tools()]
     assert "str_replace_editor" not in names
-
-
-async def test_through_the_official_sdk_client(root: Path, case: Path) -> None:
-    path = case / "f.txt"
-    path.write_text("one\n")
-    async with sdk_stdio_client("--anthropic-compat", workdir=root) as sdk:
-        arguments = {"path": str(path)}
-        await sdk.call_tool("str_replace_editor", {**arguments, "command": "view"})
-        result = await sdk.call_tool(
-            "str_replace_editor",
-            {**arguments, "command": "insert", "insert_line": 1, "new_str": "two"},
-        )
-    assert result.is_error is False
-    assert text_of(result) == f"Inserted in {path}\n\n1\tone\n2\ttwo\n"
 
 
 # --- insert into a file that is not UTF-8 ----------------------------------------------

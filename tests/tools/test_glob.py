@@ -1,7 +1,9 @@
-"""glob end to end (SPEC §5 "glob", §3, §4, §6): real servers, real clients, exact texts.
+"""glob through a real client, exact texts (README "Glob patterns", "grep and glob, and
+ripgrep", "Limits and bad input").
 
-One STDIO server serves the module (``--allow-dir`` its workdir, ``--deny-dir
-**/secrets``); each test lists its own subdirectory.
+One app serves the module (``--allow-dir`` its workdir, ``--deny-dir **/secrets``); each
+test lists its own subdirectory. The check with the official SDK client over HTTP is in
+tests/e2e/test_glob.py.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from tests.support import error_text, http_server, ok_text, sdk_http_client, stdio_client, text_of
+from tests.inprocess import app_client
+from tests.support import error_text, ok_text
 from tests.trees import set_mtimes, write_tree
 
 pytestmark = pytest.mark.anyio
@@ -28,7 +31,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 async def client(workdir: Path) -> AsyncIterator[Client[Any]]:
     flags = ["--allow-dir", str(workdir), "--deny-dir", "**/secrets"]
-    async with stdio_client(*flags, workdir=workdir) as connected:
+    async with app_client(*flags, workdir=workdir) as connected:
         yield connected
 
 
@@ -246,18 +249,3 @@ async def test_default_schema(client: Client[Any]) -> None:
     tool = next(t for t in await client.list_tools() if t.name == "glob")
     assert list(tool.input_schema["properties"]) == ["pattern", "path", "type"]
     assert tool.input_schema["properties"]["type"]["type"] == "string"  # not an enum
-
-
-async def test_compat_schema_has_only_pattern_and_path(workdir: Path) -> None:
-    write_tree(workdir / "compat", {"a/x.py": "", "b/": ""})
-    with http_server("--anthropic-compat", workdir=workdir) as server:
-        async with sdk_http_client(server.url) as sdk:
-            tools = {tool.name: tool for tool in (await sdk.list_tools()).tools}
-            assert list(tools["glob"].input_schema["properties"]) == ["pattern", "path"]
-            result = await sdk.call_tool("glob", {"pattern": "**/*.py", "path": "compat"})
-            assert text_of(result) == "a/x.py"
-            # type is still understood, though the compat schema does not show it.
-            dirs = await sdk.call_tool(
-                "glob", {"pattern": "*", "path": "compat", "type": "directory"}
-            )
-            assert text_of(dirs) == "a\nb"

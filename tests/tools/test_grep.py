@@ -1,7 +1,9 @@
-"""grep end to end (SPEC §5 "grep", §3, §4, §6): real servers, real clients, exact texts.
+"""grep through a real client, exact texts (README "grep and glob, and ripgrep", "Limits
+and bad input").
 
-One STDIO server serves the module (``--allow-dir`` its workdir, ``--deny-dir
-**/secrets``, ``--max-file-size 4KB``); each test searches its own subdirectory.
+One app serves the module (``--allow-dir`` its workdir, ``--deny-dir **/secrets``,
+``--max-file-size 4KB``); each test searches its own subdirectory. The check with the
+official SDK client over STDIO is in tests/e2e/test_grep.py.
 """
 
 from __future__ import annotations
@@ -20,15 +22,8 @@ from fastmcp import Client
 
 from boris import matching
 from boris import search as engine
-from tests.support import (
-    error_text,
-    http_client,
-    http_server,
-    ok_text,
-    sdk_stdio_client,
-    stdio_client,
-    text_of,
-)
+from tests.inprocess import app_client, app_clients
+from tests.support import error_text, ok_text, text_of
 from tests.trees import search_query, set_mtimes, write_tree
 
 pytestmark = pytest.mark.anyio
@@ -47,7 +42,7 @@ def outside(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 async def client(workdir: Path) -> AsyncIterator[Client[Any]]:
     flags = ["--allow-dir", str(workdir), "--deny-dir", "**/secrets", "--max-file-size", "4KB"]
-    async with stdio_client(*flags, workdir=workdir) as connected:
+    async with app_client(*flags, workdir=workdir) as connected:
         yield connected
 
 
@@ -331,7 +326,7 @@ async def test_output_over_30000_characters_is_cut_with_a_paging_note(
 async def test_a_line_longer_than_the_cap_is_cut(tmp_path: Path) -> None:
     long_line = "y" * 40_000
     write_tree(tmp_path, {"a.txt": f"{long_line}\nshort y\n"})
-    async with stdio_client(workdir=tmp_path) as big:
+    async with app_client(workdir=tmp_path) as big:
         arguments = {"pattern": "y", "output_mode": "content", "line_numbers": False}
         first = f"a.txt:{long_line}"
         assert text_of(await big.call_tool("grep", arguments)) == first[:CAP] + (
@@ -828,7 +823,7 @@ async def test_cwd_outside_the_allowed_dirs_is_checked(tmp_path: Path) -> None:
     # Without a path the session's cwd is searched; it must be in scope like any path.
     allowed = write_tree(tmp_path / "allowed", {"a.txt": "x\n"})
     elsewhere = write_tree(tmp_path / "elsewhere", {"b.txt": "x\n"})
-    async with stdio_client("--allow-dir", str(allowed), workdir=elsewhere) as outside_cwd:
+    async with app_client("--allow-dir", str(allowed), workdir=elsewhere) as outside_cwd:
         result = await outside_cwd.call_tool("grep", {"pattern": "x"}, raise_on_error=False)
         assert error_text(result).startswith(f"[ACCESS_DENIED] {elsewhere} is outside")
         result = await outside_cwd.call_tool("glob", {"pattern": "*"}, raise_on_error=False)
@@ -914,7 +909,7 @@ async def test_default_mode_also_understands_the_compat_names(
 
 @pytest.fixture(scope="module")
 async def compat(workdir: Path) -> AsyncIterator[Client[Any]]:
-    async with stdio_client("--anthropic-compat", workdir=workdir) as connected:
+    async with app_client("--anthropic-compat", workdir=workdir) as connected:
         yield connected
 
 
@@ -994,38 +989,29 @@ async def test_compat_names_behave_like_the_default_names(
 # --- other clients and sessions -----------------------------------------------------
 
 
-async def test_official_sdk_client(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"a.txt": "needle\n", "b.txt": "hay\n"})
-    async with sdk_stdio_client(workdir=tmp_path) as sdk:
-        result = await sdk.call_tool("grep", {"pattern": "needle", "output_mode": "count"})
-        assert not result.is_error
-        assert text_of(result) == "a.txt:1"
-
-
-async def test_long_search_does_not_stall_other_sessions(tmp_path: Path) -> None:
-    # Two HTTP sessions: a slow count over ~1M matching lines in one, a small glob in
-    # the other. Were grep run on the event loop, the glob would wait for it.
+async def test_long_search_does_not_stall_other_clients(tmp_path: Path) -> None:
+    # Two clients: a slow count over ~1M matching lines from one, a small glob from the
+    # other. Were grep run on the event loop, the glob would wait for it.
     (tmp_path / "slow").mkdir()
     (tmp_path / "slow" / "many.txt").write_bytes(b"x\n" * 1_000_000)
     (tmp_path / "quick").mkdir()
     (tmp_path / "quick" / "a.txt").write_text("")
     finished: list[str] = []
-    with http_server(workdir=tmp_path) as server:
-        async with http_client(server.url) as slow, http_client(server.url) as quick:
+    async with app_clients(workdir=tmp_path, count=2) as (slow, quick):
 
-            async def long_grep() -> None:
-                result = await slow.call_tool(
-                    "grep", {"pattern": "x", "path": "slow", "output_mode": "count"}
-                )
-                assert text_of(result) == "many.txt:1000000"
-                finished.append("grep")
+        async def long_grep() -> None:
+            result = await slow.call_tool(
+                "grep", {"pattern": "x", "path": "slow", "output_mode": "count"}
+            )
+            assert text_of(result) == "many.txt:1000000"
+            finished.append("grep")
 
-            async with anyio.create_task_group() as group:
-                group.start_soon(long_grep)
-                await anyio.sleep(0.3)  # let the grep start
-                result = await quick.call_tool("glob", {"pattern": "*.txt", "path": "quick"})
-                assert text_of(result) == "a.txt"
-                finished.append("glob")
+        async with anyio.create_task_group() as group:
+            group.start_soon(long_grep)
+            await anyio.sleep(0.3)  # let the grep start
+            result = await quick.call_tool("glob", {"pattern": "*.txt", "path": "quick"})
+            assert text_of(result) == "a.txt"
+            finished.append("glob")
     assert finished == ["glob", "grep"]
 
 

@@ -1,7 +1,9 @@
-"""tools/list through real clients: which tools each flag combination serves, and their schemas.
+"""tools/list through a real client: which tools each flag combination serves, and their schemas.
 
 The schemas are pinned as one snapshot file per tool and mode under tests/snapshots/, so
 a schema change shows up as a diff. Regenerate with ``BORIS_UPDATE_SNAPSHOTS=1 pytest``.
+What is compared is each tool as the server sends it: the JSON object of the tools/list
+result (the server turns its result into JSON before any transport, in-memory included).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import http_server, sdk_http_client, sdk_stdio_client, stdio_client
+from tests.inprocess import app_client
 
 SNAPSHOTS = Path(__file__).parent.parent / "snapshots"
 DEFAULT = ["bash", "task_output", "view", "str_replace", "create_file", "grep", "glob"]
@@ -55,14 +57,14 @@ pytestmark = pytest.mark.anyio
 async def test_tools_served_per_flags(
     tmp_path: Path, flags: list[str], expected: list[str]
 ) -> None:
-    async with stdio_client(*flags, workdir=tmp_path) as client:
+    async with app_client(*flags, workdir=tmp_path) as client:
         assert [t.name for t in await client.list_tools()] == expected
 
 
 async def test_disable_tools_from_env(tmp_path: Path) -> None:
     env = {"BORIS_DISABLE_TOOLS": "bash,grep"}
-    async with sdk_stdio_client(workdir=tmp_path, env=env) as client:
-        names = [t.name for t in (await client.list_tools()).tools]
+    async with app_client(workdir=tmp_path, env=env) as client:
+        names = [t.name for t in await client.list_tools()]
     assert names == ["view", "str_replace", "create_file", "glob"]
 
 
@@ -84,9 +86,8 @@ def _check_snapshot(mode: str, tool: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize(("mode", "flags"), [("default", []), ("compat", ["--anthropic-compat"])])
 async def test_schema_snapshots(tmp_path: Path, mode: str, flags: list[str]) -> None:
-    with http_server(*flags, workdir=tmp_path) as server:
-        async with sdk_http_client(server.url) as client:
-            tools = [_wire(t) for t in (await client.list_tools()).tools]
+    async with app_client(*flags, workdir=tmp_path) as client:
+        tools = [_wire(t) for t in await client.list_tools()]
     for tool in tools:
         _check_snapshot(mode, tool)
     stale = {p.stem for p in (SNAPSHOTS / mode).glob("*.json")} - {t["name"] for t in tools}
@@ -94,9 +95,9 @@ async def test_schema_snapshots(tmp_path: Path, mode: str, flags: list[str]) -> 
 
 
 async def test_annotations(tmp_path: Path) -> None:
-    async with stdio_client("--anthropic-compat", workdir=tmp_path) as compat:
+    async with app_client("--anthropic-compat", workdir=tmp_path) as compat:
         tools = list(await compat.list_tools())
-    async with stdio_client(workdir=tmp_path) as client:
+    async with app_client(workdir=tmp_path) as client:
         tools += list(await client.list_tools())
     read_only = {"view", "grep", "glob", "task_output"}
     for tool in tools:

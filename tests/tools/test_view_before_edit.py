@@ -1,4 +1,8 @@
-"""View-before-edit: what marks a file viewed, what edits it allows, per session and per flag."""
+"""View-before-edit: what marks a file viewed, what edits it allows, per flag.
+
+That each HTTP session has its own viewed files is tested in
+tests/e2e/test_view_before_edit.py.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,8 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from tests.support import error_text, http_client, http_server, ok_text, stdio_client
+from tests.inprocess import app_client
+from tests.support import error_text, ok_text
 
 pytestmark = pytest.mark.anyio
 
@@ -114,7 +119,7 @@ async def test_order_not_viewed_before_size(root: Path) -> None:
     work = root / "order_size"
     work.mkdir()
     (work / "big.txt").write_text("x" * 2048)
-    async with stdio_client("--max-file-size", "1KB", workdir=work) as client:
+    async with app_client("--max-file-size", "1KB", workdir=work) as client:
         result = await call(client, "str_replace", path="big.txt", old_str="x", new_str="y")
         assert error_text(result) == not_viewed(work / "big.txt")
         result = await call(client, "create_file", path="big.txt", content="y" * 2048)
@@ -142,20 +147,6 @@ async def test_concurrent_views_and_edits(client: Client[Any], case: Path) -> No
     assert len(results) == len(paths)
 
 
-async def test_viewed_set_is_per_session(root: Path) -> None:
-    work = root / "sessions"
-    work.mkdir()
-    path = work / "shared.txt"
-    path.write_text("x\n")
-    with http_server(workdir=work) as server:
-        async with http_client(server.url) as a, http_client(server.url) as b:
-            ok_text(await call(a, "view", path=str(path)))
-            result = await call(b, "str_replace", path=str(path), old_str="x", new_str="y")
-            assert error_text(result) == not_viewed(path)
-            ok_text(await call(a, "str_replace", path=str(path), old_str="x", new_str="y"))
-    assert path.read_text() == "y\n"
-
-
 @pytest.mark.parametrize(
     ("flags", "env", "enforced"),
     [
@@ -171,7 +162,7 @@ async def test_setting(case: Path, flags: list[str], env: dict[str, str], enforc
     work = case
     (work / "f.txt").write_text("x\n")
     (work / "g.txt").write_text("old\n")
-    async with stdio_client(*flags, workdir=work, env=env) as client:
+    async with app_client(*flags, workdir=work, env=env) as client:
         edit = await call(client, "str_replace", path="f.txt", old_str="x", new_str="y")
         overwrite = await call(client, "create_file", path="g.txt", content="new\n")
     if enforced:
@@ -187,7 +178,7 @@ async def test_compat_editor_view_marks(root: Path) -> None:
     work.mkdir()
     (work / "f.txt").write_text("x\n")
     (work / "g.txt").write_text("g\n")
-    async with stdio_client("--anthropic-compat", workdir=work) as client:
+    async with app_client("--anthropic-compat", workdir=work) as client:
         # Unviewed: every editing command is refused with the split tools' texts.
         edit = await call(
             client, "str_replace_editor", command="str_replace", path="f.txt", old_str="x"

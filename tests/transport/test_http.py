@@ -1,4 +1,5 @@
-"""The HTTP surface (SPEC §2): /health, CORS, bearer auth, the origin check, the session guard."""
+"""The HTTP surface (README "Using it over HTTP", "Security"): /health, CORS, bearer auth, the
+origin check, the session guard."""
 
 from __future__ import annotations
 
