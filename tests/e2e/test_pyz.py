@@ -92,15 +92,21 @@ class ConnectionTrap:
         self.sock.close()
 
 
+@pytest.fixture(scope="session")
+def shiv_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the pyz unpacks itself: empty at first, so the first test run is a first start."""
+    return tmp_path_factory.mktemp("shiv")
+
+
 @pytest.fixture
-def run_dir(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
-    """A working directory with a hostile .env, a fresh SHIV_ROOT, and a proxy trap."""
+def run_dir(tmp_path: Path, shiv_root: Path) -> Iterator[tuple[Path, dict[str, str]]]:
+    """A working directory with a hostile .env, the session's SHIV_ROOT, and a proxy trap."""
     workdir = tmp_path / "project"
     workdir.mkdir()
     (workdir / ".env").write_text(DOTENV)
     trap = ConnectionTrap()
     env = {
-        "SHIV_ROOT": str(tmp_path / "shiv"),
+        "SHIV_ROOT": str(shiv_root),
         "HTTP_PROXY": trap.url,
         "HTTPS_PROXY": trap.url,
         "ALL_PROXY": trap.url,
