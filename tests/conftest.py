@@ -9,8 +9,9 @@ import pytest
 from fastmcp import Client
 from hypothesis import HealthCheck, settings
 
+from boris import logs
 from tests.file_helpers import case_dir
-from tests.support import stdio_client
+from tests.inprocess import app_client
 
 # CI: derandomized, bounded, no deadline (2-core machines under load must not flake).
 settings.register_profile(
@@ -43,10 +44,16 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-# --- one real server per test module ------------------------------------------------------
-# Spawning a server costs about a second, so a module shares one STDIO server (default
-# flags) rooted in its own directory, and each test works in a subdirectory of its own.
-# A module that needs other flags defines its own `client` fixture.
+# The apps the tests run in this process log as a served Boris does: through Boris's own
+# handler on stderr (captured by pytest), fastmcp's rich handlers removed, a client's bad
+# arguments a debug detail rather than a warning.
+logs.configure("info", "text")
+
+
+# --- one app per test module ----------------------------------------------------------------
+# A module shares one in-process app (default flags, tests/inprocess.py) rooted in its own
+# directory, and each test works in a subdirectory of its own. A module that needs other
+# flags defines its own `client` fixture.
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +63,7 @@ def root(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureReques
 
 @pytest.fixture(scope="module")
 async def client(root: Path) -> AsyncIterator[Client[Any]]:
-    async with stdio_client(workdir=root) as connected:
+    async with app_client(workdir=root) as connected:
         yield connected
 
 

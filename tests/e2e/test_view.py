@@ -1,0 +1,83 @@
+"""The view tool where the server process is the point: other clients and transports, and
+the server's own memory.
+
+Everything else about view is tested in process: tests/tools/test_view.py.
+"""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp_types import ImageContent
+
+from tests.file_helpers import IMAGE_SAMPLES, child_pid, memory_kib, reset_peak
+from tests.support import http_client, http_server, ok_text, sdk_stdio_client, stdio_client
+from tests.tools.test_view import MB, cut_listing, make_files, tree, view
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_image_through_the_official_sdk_client(root: Path, case: Path) -> None:
+    (case / "pic.png").write_bytes(IMAGE_SAMPLES["image/png"])
+    async with sdk_stdio_client(workdir=root) as sdk:
+        result = await sdk.call_tool("view", {"path": str(case / "pic.png")})
+    assert result.is_error is False
+    [block] = result.content
+    assert isinstance(block, ImageContent)
+    assert block.mime_type == "image/png"
+    assert base64.b64decode(block.data) == IMAGE_SAMPLES["image/png"]
+
+
+async def test_directory_through_relative_dot(root: Path) -> None:
+    # "." is the session cwd; over HTTP, through both kinds of client.
+    sub = root / "dot_case"
+    sub.mkdir()
+    (sub / "only.txt").write_text("1\n")
+    with http_server(workdir=sub) as server:
+        async with http_client(server.url) as client:
+            assert ok_text(await view(client, ".")) == "dot_case/\n└── only.txt\n"
+
+
+async def test_range_read_does_not_load_the_file(root: Path) -> None:
+    # A 10 MB file must not be loaded to show lines 1-10: the server's peak memory
+    # grows by far less than the file's size.
+    big = root / "memory_case"
+    big.mkdir()
+    line = b"m" * 99 + b"\n"
+    (big / "ten.txt").write_bytes(line * (10 * MB // 100))
+    (big / "small.txt").write_bytes(line)
+    async with stdio_client(workdir=big) as client:
+        pid = child_pid(str(big))
+        await view(client, "small.txt", [1, 1])  # warm up the call path
+        if not reset_peak(pid):
+            pytest.skip("cannot reset the peak RSS of a process here")
+        before = memory_kib(pid, "VmRSS")
+        text = ok_text(await view(client, "ten.txt", [1, 10]))
+        peak = memory_kib(pid, "VmHWM")
+    assert text == "".join(f"{n:>2}\t{'m' * 99}\n" for n in range(1, 11))
+    assert (peak - before) * 1024 < 2 * MB, (before, peak)
+
+
+async def test_listing_a_huge_directory_is_bounded(root: Path) -> None:
+    """Listing 20,000 entries with long names (4 MB of tree) builds only what it shows:
+    the server's peak memory grows by far less than the full listing would take, and
+    the answer comes promptly (the bound only catches a hang)."""
+    work = root / "huge_listing"
+    names = [f"{n:05d}_" + "n" * 200 for n in range(20_000)]
+    make_files(work / "big", names, work / "empty")
+    header, lines = tree("big", dict.fromkeys(names))
+    full = len(header) + sum(map(len, lines))
+    async with stdio_client(workdir=work) as client:
+        pid = child_pid(str(work))
+        await view(client, ".")  # warm up the listing path
+        if not reset_peak(pid):
+            pytest.skip("cannot reset the peak RSS of a process here")
+        before = memory_kib(pid, "VmRSS")
+        with anyio.fail_after(10):
+            text = ok_text(await view(client, "big"))
+        peak = memory_kib(pid, "VmHWM")
+    assert text == cut_listing(header, lines)
+    assert (peak - before) * 1024 < full // 2, (before, peak, full)

@@ -1,0 +1,232 @@
+"""Edits keep the file they edit, and never lose what another writer wrote meanwhile.
+
+The rules (README, "Writing files"): an edit replaces the file by renaming a new copy over
+it only where that keeps the file's identity (one link, an owner and group the server can
+give the copy); otherwise it writes in place, after a backup copy that is removed once the
+write is synced. Just before replacing, the file must be as it was read (inode, size,
+mtime); if not, the edit is redone once on the new content, and if the file changed again
+nothing is written and the result is ``[IO_ERROR] /p changed while being edited; view it
+again``. This holds for str_replace, create_file over an existing file, and the compat
+editor's str_replace, insert and create. A server that may not give files away (no
+CAP_CHOWN) is checked in tests/e2e/test_edit_identity.py.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+
+from tests.inprocess import app_client
+from tests.interpose import Unavailable, on_open
+from tests.support import error_text, ok_text
+
+pytestmark = pytest.mark.anyio
+
+NOBODY = 65534
+
+
+async def call(client: Client[Any], tool: str, **arguments: Any) -> Any:
+    return await client.call_tool(tool, arguments, raise_on_error=False)
+
+
+@pytest.fixture(scope="module")
+async def compat(root: Path) -> AsyncIterator[Client[Any]]:
+    async with app_client("--anthropic-compat", workdir=root) as connected:
+        yield connected
+
+
+# --- hard links ------------------------------------------------------------------------
+
+
+async def test_hard_link_shares_the_edit(client: Client[Any], case: Path) -> None:
+    path, other = case / "a.txt", case / "b.txt"
+    path.write_text("one\ntwo\n")
+    os.link(path, other)
+    inode = path.stat().st_ino
+    ok_text(await call(client, "view", path=str(path)))
+    assert ok_text(await call(client, "str_replace", path=str(path), old_str="two", new_str="2"))
+    assert other.read_text() == "one\n2\n"
+    ok_text(await call(client, "view", path=str(other)))
+    assert ok_text(await call(client, "create_file", path=str(other), content="new\n")) == (
+        f"Created {other} (4 bytes)"
+    )
+    assert path.read_text() == "new\n"
+    assert path.stat().st_ino == inode == other.stat().st_ino
+    assert path.stat().st_nlink == 2
+    assert sorted(os.listdir(case)) == ["a.txt", "b.txt"]  # the backup is gone
+
+
+async def test_hard_link_shares_the_editors_edits(compat: Client[Any], case: Path) -> None:
+    path, other = case / "a.txt", case / "b.txt"
+    path.write_text("one\ntwo\n")
+    os.link(path, other)
+    inode = path.stat().st_ino
+    ok_text(await call(compat, "str_replace_editor", command="view", path=str(path)))
+    ok_text(
+        await call(
+            compat, "str_replace_editor", command="str_replace", path=str(path), old_str="two"
+        )
+    )
+    assert other.read_text() == "one\n\n"
+    ok_text(
+        await call(
+            compat,
+            "str_replace_editor",
+            command="insert",
+            path=str(path),
+            insert_line=0,
+            new_str="zero",
+        )
+    )
+    assert other.read_text() == "zero\none\n\n"
+    ok_text(
+        await call(compat, "str_replace_editor", command="create", path=str(path), file_text="c")
+    )
+    assert other.read_text() == "c"
+    assert path.stat().st_ino == inode == other.stat().st_ino
+    assert sorted(os.listdir(case)) == ["a.txt", "b.txt"]
+
+
+# --- owner and group -------------------------------------------------------------------
+
+
+def _require_root() -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give files to another user")
+
+
+async def test_owner_and_group_kept(client: Client[Any], case: Path) -> None:
+    _require_root()
+    path = case / "f.txt"
+    path.write_text("one\n")
+    os.chown(path, NOBODY, NOBODY)
+    ok_text(await call(client, "view", path=str(path)))
+    ok_text(await call(client, "str_replace", path=str(path), old_str="one", new_str="1"))
+    assert (path.stat().st_uid, path.stat().st_gid) == (NOBODY, NOBODY)
+    ok_text(await call(client, "create_file", path=str(path), content="two\n"))
+    assert (path.stat().st_uid, path.stat().st_gid) == (NOBODY, NOBODY)
+    assert path.read_text() == "two\n"
+
+
+# --- another writer --------------------------------------------------------------------
+# The server opens the temporary copy (or the backup) after reading the file and before
+# replacing it. A fanotify permission event holds it inside that open while the test
+# appends to the file, which is exactly the writer the rule is about.
+
+
+@contextmanager
+def appending(path: Path, *chunks: bytes) -> Iterator[list[str]]:
+    """Append the next chunk to ``path`` each time a file beside it, not it, is opened.
+
+    Yields the names opened in the directory meanwhile.
+    """
+    pending = list(chunks)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)  # opened before the watch starts
+
+    def react(name: str) -> None:
+        if name != path.name and pending:
+            os.write(fd, pending.pop(0))
+
+    try:
+        with on_open(path.parent, react) as opened:
+            yield opened
+    except Unavailable as exc:
+        pytest.skip(f"fanotify permission events unavailable: {exc}")
+    finally:
+        os.close(fd)
+
+
+def _file(case: Path, linked: bool, content: str) -> Path:
+    path = case / "f.txt"
+    path.write_text(content)
+    if linked:
+        os.link(path, case / "other-name.txt")
+    return path
+
+
+@pytest.mark.parametrize("linked", [False, True], ids=["renamed", "in-place"])
+async def test_bytes_appended_during_an_edit_are_kept(
+    client: Client[Any], case: Path, linked: bool
+) -> None:
+    path = _file(case, linked, "one\ntwo\n")
+    ok_text(await call(client, "view", path=str(path)))
+    with appending(path, b"three\n"):
+        result = await call(client, "str_replace", path=str(path), old_str="two", new_str="2")
+    assert ok_text(result) == f"Replaced in {path}\n\n1\tone\n2\t2\n3\tthree\n"
+    assert path.read_text() == "one\n2\nthree\n"
+    assert len(os.listdir(case)) == 1 + linked
+
+
+@pytest.mark.parametrize("linked", [False, True], ids=["renamed", "in-place"])
+async def test_file_changing_again_is_not_written(
+    client: Client[Any], case: Path, linked: bool
+) -> None:
+    path = _file(case, linked, "one\ntwo\n")
+    ok_text(await call(client, "view", path=str(path)))
+    with appending(path, b"three\n", b"four\n"):
+        result = await call(client, "str_replace", path=str(path), old_str="two", new_str="2")
+    assert error_text(result) == f"[IO_ERROR] {path} changed while being edited; view it again"
+    assert path.read_text() == "one\ntwo\nthree\nfour\n"
+    assert len(os.listdir(case)) == 1 + linked  # no temporary file or backup left
+
+
+async def test_editor_insert_redone_on_the_new_content(compat: Client[Any], case: Path) -> None:
+    path = _file(case, False, "one\n")
+    ok_text(await call(compat, "str_replace_editor", command="view", path=str(path)))
+    with appending(path, b"two\n"):
+        result = await call(
+            compat,
+            "str_replace_editor",
+            command="insert",
+            path=str(path),
+            insert_line=0,
+            new_str="zero",
+        )
+    assert ok_text(result) == f"Inserted in {path}\n\n1\tzero\n2\tone\n3\ttwo\n"
+    assert path.read_text() == "zero\none\ntwo\n"
+
+
+@pytest.mark.parametrize("linked", [False, True], ids=["renamed", "in-place"])
+async def test_overwrite_of_a_file_changing_again_is_not_written(
+    client: Client[Any], case: Path, linked: bool
+) -> None:
+    path = _file(case, linked, "one\n")
+    ok_text(await call(client, "view", path=str(path)))
+    with appending(path, b"two\n", b"three\n"):
+        result = await call(client, "create_file", path=str(path), content="new\n")
+    assert error_text(result) == f"[IO_ERROR] {path} changed while being edited; view it again"
+    assert path.read_text() == "one\ntwo\nthree\n"
+    assert len(os.listdir(case)) == 1 + linked
+
+
+async def test_create_does_not_clobber_a_file_that_appeared(
+    client: Client[Any], case: Path
+) -> None:
+    # Another process creates the file while the server writes its temporary copy: the
+    # copy is not renamed over it; the call is redone and finds an existing file. (The
+    # file is renamed in from outside: an open in the watched directory would wait for
+    # the watcher itself.)
+    path = case / "f.txt"
+    staged = case.parent / f"{case.name}-staged.txt"
+    staged.write_text("theirs\n")
+
+    def create_it(name: str) -> None:
+        if name != path.name and staged.exists():
+            staged.rename(path)
+
+    try:
+        with on_open(case, create_it):
+            result = await call(client, "create_file", path=str(path), content="mine\n")
+    except Unavailable as exc:
+        pytest.skip(f"fanotify permission events unavailable: {exc}")
+    assert error_text(result) == (
+        f"[FILE_NOT_VIEWED] file {path} must be viewed before overwriting. Use the view tool first."
+    )
+    assert path.read_text() == "theirs\n"
+    assert os.listdir(case) == ["f.txt"]

@@ -1,0 +1,110 @@
+"""tools/list through a real client: which tools each flag combination serves, and their schemas.
+
+The schemas are pinned as one snapshot file per tool and mode under tests/snapshots/, so
+a schema change shows up as a diff. Regenerate with ``BORIS_UPDATE_SNAPSHOTS=1 pytest``.
+What is compared is each tool as the server sends it: the JSON object of the tools/list
+result (the server turns its result into JSON before any transport, in-memory included).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.inprocess import app_client
+
+SNAPSHOTS = Path(__file__).parent.parent / "snapshots"
+DEFAULT = ["bash", "task_output", "view", "str_replace", "create_file", "grep", "glob"]
+COMPAT = ["bash", "task_output", "str_replace_editor", "grep", "glob"]
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        ([], DEFAULT),
+        (["--disable-tools", "bash"], ["view", "str_replace", "create_file", "grep", "glob"]),
+        (
+            ["--disable-tools", "task_output"],
+            ["view", "str_replace", "create_file", "grep", "glob"],
+        ),
+        (
+            ["--disable-tools", "bash", "--disable-tools", "create_file"],
+            ["view", "str_replace", "grep", "glob"],
+        ),
+        (["--disable-tools", "grep", "--disable-tools", "glob"], DEFAULT[:5]),
+        (["--anthropic-compat"], COMPAT),
+        (
+            ["--anthropic-compat", "--disable-tools", "view"],
+            ["bash", "task_output", "grep", "glob"],
+        ),
+        (
+            ["--anthropic-compat", "--disable-tools", "create_file"],
+            ["bash", "task_output", "grep", "glob"],
+        ),
+        (
+            ["--anthropic-compat", "--disable-tools", "str_replace_editor"],
+            ["bash", "task_output", "grep", "glob"],
+        ),
+        (["--anthropic-compat", "--disable-tools", "bash"], ["str_replace_editor", "grep", "glob"]),
+    ],
+)
+async def test_tools_served_per_flags(
+    tmp_path: Path, flags: list[str], expected: list[str]
+) -> None:
+    async with app_client(*flags, workdir=tmp_path) as client:
+        assert [t.name for t in await client.list_tools()] == expected
+
+
+async def test_disable_tools_from_env(tmp_path: Path) -> None:
+    env = {"BORIS_DISABLE_TOOLS": "bash,grep"}
+    async with app_client(workdir=tmp_path, env=env) as client:
+        names = [t.name for t in await client.list_tools()]
+    assert names == ["view", "str_replace", "create_file", "glob"]
+
+
+def _wire(tool: Any) -> dict[str, Any]:
+    data: dict[str, Any] = tool.model_dump(mode="json", by_alias=True, exclude_none=True)
+    data.pop("_meta", None)
+    return data
+
+
+def _check_snapshot(mode: str, tool: dict[str, Any]) -> None:
+    path = SNAPSHOTS / mode / f"{tool['name']}.json"
+    rendered = json.dumps(tool, indent=2, sort_keys=True) + "\n"
+    if os.environ.get("BORIS_UPDATE_SNAPSHOTS"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(rendered)
+    assert path.exists(), f"no snapshot {path}; run with BORIS_UPDATE_SNAPSHOTS=1"
+    assert json.loads(path.read_text()) == tool, f"tools/list changed for {path}"
+
+
+@pytest.mark.parametrize(("mode", "flags"), [("default", []), ("compat", ["--anthropic-compat"])])
+async def test_schema_snapshots(tmp_path: Path, mode: str, flags: list[str]) -> None:
+    async with app_client(*flags, workdir=tmp_path) as client:
+        tools = [_wire(t) for t in await client.list_tools()]
+    for tool in tools:
+        _check_snapshot(mode, tool)
+    stale = {p.stem for p in (SNAPSHOTS / mode).glob("*.json")} - {t["name"] for t in tools}
+    assert not stale, f"snapshots of tools no longer served: {stale}"
+
+
+async def test_annotations(tmp_path: Path) -> None:
+    async with app_client("--anthropic-compat", workdir=tmp_path) as compat:
+        tools = list(await compat.list_tools())
+    async with app_client(workdir=tmp_path) as client:
+        tools += list(await client.list_tools())
+    read_only = {"view", "grep", "glob", "task_output"}
+    for tool in tools:
+        assert tool.annotations is not None
+        assert tool.annotations.title, tool.name
+        if tool.name in read_only:
+            assert tool.annotations.read_only_hint is True, tool.name
+        else:
+            assert tool.annotations.destructive_hint is True, tool.name
+            assert tool.annotations.read_only_hint is False, tool.name

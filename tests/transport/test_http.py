@@ -1,0 +1,458 @@
+"""The HTTP surface (README "Using it over HTTP", "Security"): /health, CORS, bearer auth, the
+origin check, the session guard."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from boris.transport.http import is_loopback_origin
+from tests.support import (
+    BORIS,
+    INITIALIZE,
+    MCP_HEADERS,
+    HttpServer,
+    RawSession,
+    free_port,
+    http_client,
+    http_request,
+    http_server,
+    json_body,
+    sdk_http_client,
+    server_env,
+)
+
+pytestmark = pytest.mark.anyio
+
+TOKEN = "s3cret-token"
+CORS = {
+    "access-control-allow-origin": "*",
+    "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
+    "access-control-allow-headers": (
+        "Content-Type, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID"
+    ),
+    "access-control-expose-headers": "Mcp-Session-Id",
+    "access-control-max-age": "86400",
+}
+
+
+@pytest.fixture(scope="module")
+def open_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
+    workdir = tmp_path_factory.mktemp("open")
+    with http_server("--allow-origin", "https://app.example.com/", workdir=workdir) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def token_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
+    workdir = tmp_path_factory.mktemp("token")
+    with http_server("--token", TOKEN, workdir=workdir) as server:
+        yield server
+
+
+def initialize(server: HttpServer, **headers: str) -> tuple[int, dict[str, str], bytes]:
+    return http_request(
+        "POST", server.url, {**MCP_HEADERS, **headers}, json.dumps(INITIALIZE).encode()
+    )
+
+
+def test_health(token_server: HttpServer) -> None:
+    # /health is never behind auth.
+    status, headers, body = http_request("GET", f"{token_server.base}/health")
+    assert status == 200
+    assert json.loads(body) == {"status": "ok"}
+    assert headers["content-type"] == "application/json"
+    assert headers["access-control-allow-origin"] == "*"
+
+
+@pytest.mark.parametrize("path", ["/mcp", "/health"])
+def test_cors_preflight(token_server: HttpServer, path: str) -> None:
+    status, headers, body = http_request(
+        "OPTIONS",
+        f"{token_server.base}{path}",
+        {"Origin": "https://elsewhere.example", "Access-Control-Request-Method": "POST"},
+    )
+    assert status == 204
+    assert body == b""
+    for name, value in CORS.items():
+        assert headers[name] == value
+
+
+@pytest.mark.parametrize(
+    "authorization",
+    [None, "Bearer wrong-token", f"Basic {TOKEN}", TOKEN, "Bearer", ""],
+    ids=["missing", "wrong", "other-scheme", "no-scheme", "no-credentials", "empty"],
+)
+def test_unauthorized(token_server: HttpServer, authorization: str | None) -> None:
+    headers = {"Authorization": authorization} if authorization is not None else {}
+    status, response_headers, body = initialize(token_server, **headers)
+    assert status == 401
+    assert response_headers["content-type"] == "application/json"
+    assert json.loads(body) == {"error": "unauthorized"}
+    # CORS wraps auth, so a browser can read the 401.
+    assert response_headers["access-control-allow-origin"] == "*"
+
+
+@pytest.mark.parametrize("scheme", ["Bearer", "bearer", "BEARER"])
+def test_authorized_any_scheme_case(token_server: HttpServer, scheme: str) -> None:
+    status, headers, body = initialize(token_server, Authorization=f"{scheme} {TOKEN}")
+    assert status == 200
+    assert json_body(body)["result"]["serverInfo"]["name"] == "boris"
+    assert headers["mcp-session-id"]
+
+
+async def test_clients_with_token(token_server: HttpServer) -> None:
+    async with http_client(token_server.url, token=TOKEN) as client:
+        assert [t.name for t in await client.list_tools()]
+    async with sdk_http_client(token_server.url, token=TOKEN) as sdk:
+        assert (await sdk.list_tools()).tools
+
+
+def test_token_decides_over_origin(token_server: HttpServer) -> None:
+    status, _, _ = initialize(
+        token_server, Authorization=f"Bearer {TOKEN}", Origin="https://evil.example"
+    )
+    assert status == 200
+
+
+@pytest.mark.parametrize(
+    "origin",
+    [
+        "http://localhost",
+        "http://localhost:5173",
+        "https://127.0.0.1:8443",
+        "http://[::1]:3000",
+        "https://app.example.com",  # listed with --allow-origin (trailing slash ignored)
+    ],
+)
+def test_allowed_origins(open_server: HttpServer, origin: str) -> None:
+    status, _, _ = initialize(open_server, Origin=origin)
+    assert status == 200
+
+
+@pytest.mark.parametrize(
+    "origin", ["https://evil.example", "http://localhost.evil.example", "null", "http://10.0.0.1"]
+)
+def test_foreign_origin_forbidden_without_token(open_server: HttpServer, origin: str) -> None:
+    # ★ DNS-rebinding protection: a web page must not drive an unauthenticated server.
+    status, headers, body = initialize(open_server, Origin=origin)
+    assert status == 403
+    assert headers["content-type"] == "application/json"
+    assert json.loads(body) == {"error": "forbidden origin"}
+
+
+def test_no_origin_is_unaffected(open_server: HttpServer) -> None:
+    status, _, _ = initialize(open_server)
+    assert status == 200
+
+
+def test_origin_check_only_guards_mcp(open_server: HttpServer) -> None:
+    status, _, _ = http_request(
+        "GET", f"{open_server.base}/health", {"Origin": "https://evil.example"}
+    )
+    assert status == 200
+
+
+def test_stateless_protocol_is_refused(open_server: HttpServer) -> None:
+    # Sessions need the handshake: the stateless revision gets -32022 naming the
+    # handshake versions, so auto-negotiating clients fall back to initialize.
+    discover = {"jsonrpc": "2.0", "id": 7, "method": "server/discover", "params": {}}
+    status, _, body = http_request(
+        "POST",
+        open_server.url,
+        {**MCP_HEADERS, "MCP-Protocol-Version": "2026-07-28"},
+        json.dumps(discover).encode(),
+    )
+    assert status == 400
+    error = json.loads(body)["error"]
+    assert error["code"] == -32022
+    assert error["message"] == "Unsupported protocol version"
+    assert error["data"] == {
+        "supported": ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"],
+        "requested": "2026-07-28",
+    }
+
+
+async def test_default_mode_clients_get_a_session(open_server: HttpServer) -> None:
+    async with http_client(open_server.url) as client:
+        result = client.initialize_result
+        assert result is not None
+        assert result.protocol_version == "2025-11-25"
+
+
+def test_malformed_requests_get_4xx(open_server: HttpServer) -> None:
+    status, _, _ = http_request("POST", open_server.url, MCP_HEADERS, b"{not json")
+    assert 400 <= status < 500
+    status, _, _ = http_request("POST", open_server.url, MCP_HEADERS, b'{"jsonrpc": "2.0"}')
+    assert 400 <= status < 500
+    # ...and the server keeps serving.
+    assert initialize(open_server)[0] == 200
+
+
+def test_generate_token(tmp_path: Path) -> None:
+    with http_server("--generate-token", workdir=tmp_path) as server:
+        deadline = time.monotonic() + 10
+        match = None
+        while match is None and time.monotonic() < deadline:
+            match = re.search(r"^bearer token: ([0-9a-f]{64})$", server.stderr(), re.M)
+            time.sleep(0.05)
+        assert match is not None, server.stderr()
+        assert initialize(server)[0] == 401
+        assert initialize(server, Authorization=f"Bearer {match.group(1)}")[0] == 200
+
+
+def test_loopback_origins() -> None:
+    assert is_loopback_origin("http://localhost:8080")
+    assert is_loopback_origin("https://[::1]")
+    assert not is_loopback_origin("file://localhost")
+    assert not is_loopback_origin("not a url")
+
+
+def test_warning_when_reachable_without_a_token(open_server: HttpServer) -> None:
+    # A name that cannot be bound: the warning comes before the bind, and nothing
+    # ever listens beyond loopback.
+    done = subprocess.run(
+        [*BORIS, "--host", "boris-test.invalid", "--port", str(free_port())],
+        capture_output=True,
+        text=True,
+        env=server_env(),
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    assert done.returncode != 0
+    assert "serving HTTP on boris-test.invalid without a token: anyone who can reach" in done.stderr
+    # Loopback, as every test server binds, is not reachable from elsewhere: no warning.
+    assert "without a token" not in open_server.stderr()
+
+
+# --- the edge: message size, malformed JSON-RPC, origins, text that cannot be sent -------
+
+MB = 1024 * 1024
+#: README: a request body may be 3 × --max-file-size + 1 MiB long.
+SMALL_MESSAGE_LIMIT = 3 * 1024 + MB  # --max-file-size 1KB
+LONE_SURROGATE = "contains a lone UTF-16 surrogate, which is not valid Unicode text"
+
+
+def jsonrpc_error(code: int, message: str) -> dict[str, object]:
+    return {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+
+
+TOO_LARGE = jsonrpc_error(
+    -32600,
+    f"Invalid Request: message larger than {SMALL_MESSAGE_LIMIT} bytes "
+    "(the limit is 3 × --max-file-size + 1 MiB)",
+)
+
+
+@pytest.fixture(scope="module")
+def small_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
+    workdir = tmp_path_factory.mktemp("small")
+    with http_server("--max-file-size", "1KB", workdir=workdir) as server:
+        yield server
+
+
+def raw_post(
+    server: HttpServer,
+    headers: list[tuple[str, str]],
+    body: bytes | Iterator[bytes],
+) -> tuple[int, dict[str, str], bytes]:
+    """A POST to /mcp with repeated headers allowed; an iterator body is sent chunked."""
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    try:
+        connection.putrequest("POST", "/mcp")
+        for name, value in headers:
+            connection.putheader(name, value)
+        if isinstance(body, bytes):
+            connection.putheader("Content-Length", str(len(body)))
+        else:
+            connection.putheader("Transfer-Encoding", "chunked")
+        connection.endheaders()
+        if isinstance(body, bytes):
+            connection.send(body)
+        else:
+            for piece in body:
+                connection.send(b"%x\r\n%s\r\n" % (len(piece), piece))
+            connection.send(b"0\r\n\r\n")
+        response = connection.getresponse()
+        return (
+            response.status,
+            {k.lower(): v for k, v in response.getheaders()},
+            response.read(),
+        )
+    finally:
+        connection.close()
+
+
+def padded_initialize(length: int) -> bytes:
+    body = json.dumps(INITIALIZE).encode()
+    return body[:-1] + b" " * (length - len(body)) + body[-1:]
+
+
+async def test_create_file_at_the_size_limit(open_server: HttpServer, tmp_path: Path) -> None:
+    # 10 MB (the default --max-file-size) of ordinary text, which JSON escapes.
+    size = 10 * MB
+    unit = 'line "quoted"\tand tabbed\n'
+    content = (unit * (size // len(unit) + 1))[:size]
+    async with http_client(open_server.url) as client:
+        result = await client.call_tool(
+            "create_file", {"path": str(tmp_path / "big.txt"), "content": content}
+        )
+    assert result.content[0].text == f"Created {tmp_path / 'big.txt'} ({size} bytes)"  # type: ignore[union-attr]
+    assert (tmp_path / "big.txt").read_text() == content
+
+
+def test_a_body_at_the_limit_is_served(small_server: HttpServer) -> None:
+    headers = list(MCP_HEADERS.items())
+    status, _, body = raw_post(small_server, headers, padded_initialize(SMALL_MESSAGE_LIMIT))
+    assert status == 200, body
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
+def test_a_longer_body_gets_413_naming_the_limit(small_server: HttpServer, chunked: bool) -> None:
+    data = padded_initialize(SMALL_MESSAGE_LIMIT + 1)
+    body: bytes | Iterator[bytes] = data
+    if chunked:
+        body = iter([data[i : i + 65536] for i in range(0, len(data), 65536)])
+    status, headers, answer = raw_post(small_server, list(MCP_HEADERS.items()), body)
+    assert status == 413
+    assert headers["content-type"] == "application/json"
+    assert json.loads(answer) == TOO_LARGE
+    assert initialize(small_server)[0] == 200
+
+
+@pytest.mark.parametrize("bad_id", ["1.5", "[1]", "null", "true", "{}", "1e3"])
+def test_a_request_with_an_invalid_id_is_answered(open_server: HttpServer, bad_id: str) -> None:
+    # JSON-RPC: an id is a string or an integer; a message with any other "id" is an
+    # invalid request (answered with id null), not a notification to accept silently.
+    body = b'{"jsonrpc": "2.0", "id": ' + bad_id.encode() + b', "method": "tools/list"}'
+    status, headers, answer = http_request("POST", open_server.url, MCP_HEADERS, body)
+    assert status == 400
+    assert headers["content-type"] == "application/json"
+    assert json.loads(answer) == jsonrpc_error(
+        -32600, "Invalid Request: id must be a string or an integer"
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "message"),
+    [
+        (
+            b"[" * 100_000 + b"]" * 100_000,
+            -32700,
+            "Parse error: recursion limit exceeded at line 1 column 202",
+        ),
+        (
+            b'{"jsonrpc": "2.0", "id": 1, "method": "x", "y": "\xff"}',
+            -32700,
+            "Parse error: invalid unicode code point at line 1 column 50",
+        ),
+        (
+            b'[{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}]',
+            -32600,
+            "Invalid Request: batches are not supported",
+        ),
+    ],
+    ids=["deep", "invalid-utf8", "batch"],
+)
+def test_malformed_bodies_get_jsonrpc_errors(
+    open_server: HttpServer, body: bytes, code: int, message: str
+) -> None:
+    status, _, answer = http_request("POST", open_server.url, MCP_HEADERS, body)
+    assert status == 400
+    assert json.loads(answer) == jsonrpc_error(code, message)
+    assert initialize(open_server)[0] == 200
+
+
+def test_a_clients_own_error_is_accepted_not_echoed(open_server: HttpServer) -> None:
+    session = RawSession(open_server.url)
+    status, _, body = session.post(
+        {"jsonrpc": "2.0", "id": None, "error": {"code": 1, "message": "x"}}
+    )
+    assert (status, body) == (202, b"")
+    session.delete()
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "parameter"),
+    [
+        ("view", {"path": "\ud800"}, "path"),
+        ("grep", {"pattern": "a\udfffb"}, "pattern"),
+        ("bash", {"command": "echo \ud800"}, "command"),
+        ("str_replace", {"path": "x.txt", "old_str": "\udc80", "new_str": "y"}, "old_str"),
+        ("create_file", {"path": "x.txt", "content": "ok\ud83d"}, "content"),
+        ("glob", {"pattern": "*", "bogus": {"deep": ["ok", "\ud800"]}}, "bogus.deep.1"),
+    ],
+)
+def test_a_lone_surrogate_in_an_argument_is_invalid_input(
+    open_server: HttpServer, tool: str, arguments: dict[str, object], parameter: str
+) -> None:
+    session = RawSession(open_server.url)
+    message = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    }
+    status, _, body = session.post(json.dumps(message).encode())
+    assert status == 200, body
+    assert json_body(body) == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "result": {
+            "content": [{"type": "text", "text": f"[INVALID_INPUT] {parameter}: {LONE_SURROGATE}"}],
+            "isError": True,
+        },
+    }
+    assert (
+        session.text("bash", command="echo still here") == "exit_code: 0\n\nstdout:\nstill here\n"
+    )
+    session.delete()
+
+
+@pytest.mark.parametrize(
+    "origins",
+    [("http://localhost", "https://evil.example"), ("http://localhost", "http://localhost")],
+)
+def test_two_origin_headers_are_forbidden(
+    open_server: HttpServer, origins: tuple[str, str]
+) -> None:
+    # A request carries at most one Origin; two is malformed and refused, whatever they say.
+    headers = [*MCP_HEADERS.items(), *(("Origin", origin) for origin in origins)]
+    status, response_headers, body = raw_post(open_server, headers, json.dumps(INITIALIZE).encode())
+    assert status == 403
+    assert response_headers["content-type"] == "application/json"
+    assert json.loads(body) == {"error": "forbidden origin"}
+
+
+def test_two_origin_headers_are_forbidden_with_a_token(token_server: HttpServer) -> None:
+    headers = [
+        *MCP_HEADERS.items(),
+        ("Authorization", f"Bearer {TOKEN}"),
+        ("Origin", "http://localhost"),
+        ("Origin", "https://evil.example"),
+    ]
+    status, _, body = raw_post(token_server, headers, json.dumps(INITIALIZE).encode())
+    assert status == 403
+    assert json.loads(body) == {"error": "forbidden origin"}
+
+
+async def test_grep_content_with_an_undecodable_file_name(
+    open_server: HttpServer, tmp_path: Path
+) -> None:
+    # A file name that is not UTF-8 is shown with U+FFFD; the session goes on.
+    (tmp_path / os.fsdecode(b"bad\xff.txt")).write_text("foo\n")
+    async with http_client(open_server.url) as client:
+        arguments = {"pattern": "foo", "path": str(tmp_path), "output_mode": "content"}
+        result = await client.call_tool("grep", arguments, raise_on_error=False)
+        assert not result.is_error
+        assert result.content[0].text == "bad\ufffd.txt:1:foo"  # type: ignore[union-attr]
+        again = await client.call_tool("bash", {"command": "echo ok"})
+        assert again.content[0].text == "exit_code: 0\n\nstdout:\nok\n"  # type: ignore[union-attr]
