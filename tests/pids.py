@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -26,6 +27,21 @@ async def wait_gone(pids: list[int], within: float = 15) -> list[int]:
         await anyio.sleep(0.05)
         alive = [p for p in alive if pid_alive(p)]
     return alive
+
+
+def children(pid: int) -> set[int]:
+    """The pids of ``pid``'s child processes, zombies included."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found.add(int(entry))
+    return found
 
 
 def pids_in(text: str) -> list[int]:
