@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,8 @@ import pytest
 
 from boris import search as engine
 from boris.pathscope import PathScope
-from boris.searchpool import Pool, search_here
+from boris.searchpool import Pool
+from tests.pids import children, pid_alive, wait_gone
 from tests.support import http_client, http_server, text_of
 from tests.trees import search_query, set_mtimes, write_tree
 
@@ -74,78 +76,93 @@ def test_workers_give_the_same_output_as_one_process(
     assert run(big_tree, q, parallel=True) == alone
 
 
-def test_a_worker_that_dies_is_replaced_by_this_process(big_tree: Path) -> None:
+def expected_counts() -> list[str]:
+    """The count output for "hit" in ``big_tree``, from how the tree was made: files in
+    the order of their paths, each with its number of matching lines."""
+    lines = []
+    for n in sorted(range(MANY), key=lambda n: (n % 13, n)):
+        hits = 2 * (n % 7 == 0) + (n % 11 == 0)
+        if hits:
+            lines.append(f"d{n % 13:02d}/f{n:05d}.txt:{hits}")
+    return lines
+
+
+def until_ended(pid: int) -> None:
+    deadline = time.monotonic() + 30
+    while pid_alive(pid):
+        assert time.monotonic() < deadline, f"process {pid} still alive"
+        time.sleep(0.01)
+
+
+def test_a_worker_killed_during_a_search_is_replaced_by_this_process(big_tree: Path) -> None:
+    """A worker that dies while a search is under way (killed by its pid) costs only
+    time: what it did not answer is searched in this process, the output is whole and
+    in order, and the next search has a new worker in its place."""
     q = query("count")
-    expected = run(big_tree, q, parallel=False)
     files = list(engine._tree(str(big_tree), q, PathScope([], [])))
     pool = Pool(2)
     try:
-        assert [*pool.results(q.task, iter(files))] != []
-        victim = pool.checkout()
-        assert len(victim) == 2
-        os.kill(victim[0].proc.pid, signal.SIGKILL)
-        victim[0].proc.wait()
-        pool.release(victim)
-        found = [f"{label}:{count}" for label, count in pool.results(q.task, iter(files))]
-        assert found == expected
+        counted = [f"{label}:{count}" for label, count in pool.results(q.task, iter(files))]
+        assert counted == expected_counts()  # both workers started, and answered
+        workers = pool.checkout()
+        pids = [worker.proc.pid for worker in workers]
+        assert len(pids) == 2
+        pool.release(workers)
+        results = pool.results(q.task, iter(files))
+        first = next(results)  # under way: the workers hold chunks still to answer
+        os.kill(pids[0], signal.SIGKILL)
+        until_ended(pids[0])
+        found = [first, *results]
+        assert [f"{label}:{count}" for label, count in found] == expected_counts()
         replaced = pool.checkout()  # the dead one was dropped, a new one started
         assert len(replaced) == 2
-        assert victim[0] not in replaced
+        assert pids[0] not in [worker.proc.pid for worker in replaced]
+        assert pids[1] in [worker.proc.pid for worker in replaced]
         pool.release(replaced)
     finally:
         pool.close()
 
 
-def _children(pid: int) -> set[int]:
-    found = set()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.add(int(entry))
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            state = handle.read().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 async def test_server_search_uses_workers_that_end_with_the_server(big_tree: Path) -> None:
-    expected = "\n".join(run(big_tree, query("count"), parallel=False))
     with http_server(workdir=big_tree) as server:
         async with http_client(server.url) as client:
             result: Any = await client.call_tool("grep", {"pattern": "hit", "output_mode": "count"})
-            assert text_of(result) == expected
-        workers = _children(server.proc.pid)
-        assert workers  # the search was big enough to start them
-    deadline = time.monotonic() + 10
-    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not any(_alive(pid) for pid in workers)
+            assert text_of(result) == "\n".join(expected_counts())
+        workers = children(server.proc.pid)
+    # The search was big enough to start them, where there is more than one core.
+    assert bool(workers) == (len(os.sched_getaffinity(0)) > 1)
+    assert await wait_gone(sorted(workers)) == []
 
 
 def test_workers_that_cannot_start_leave_the_search_to_this_process(
     big_tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A worker that exits at once (as one would where Python cannot import Boris).
-    monkeypatch.setattr("boris.searchpool._WORKER_CODE", "import sys; sys.exit(3)")
-    q = query("files_with_matches")
+    """Workers whose Python stops at start-up (the environment they inherit names a
+    stdio encoding Python does not know) are given up on: the search is done in this
+    process, with the same output, and no more workers are started."""
+    monkeypatch.setenv("PYTHONIOENCODING", "no-such-encoding")
+    q = query("count")
     files = list(engine._tree(str(big_tree), q, PathScope([], [])))
     pool = Pool(2)
     try:
-        found = [label for label, _ in pool.results(q.task, iter(files))]
-        alone = [label for label, _ in search_here(q.task, files)]
-        assert found == alone
+        found = [f"{label}:{count}" for label, count in pool.results(q.task, iter(files))]
+        assert found == expected_counts()
         assert pool.checkout() == []  # given up on
     finally:
         pool.close()
+
+
+async def test_a_server_whose_python_is_gone_searches_alone(big_tree: Path, tmp_path: Path) -> None:
+    """A server whose interpreter was removed after it started (as an upgrade may do)
+    cannot start workers: it searches by itself, with the same answer."""
+    python = tmp_path / "python3"
+    python.symlink_to(sys.executable)
+    env = {"PYTHONPATH": os.pathsep.join(path for path in sys.path if path)}
+    with http_server(workdir=big_tree, command=[str(python), "-m", "boris"], env=env) as server:
+        python.unlink()
+        async with http_client(server.url) as client:
+            result: Any = await client.call_tool("grep", {"pattern": "hit", "output_mode": "count"})
+            assert text_of(result) == "\n".join(expected_counts())
+            again: Any = await client.call_tool("grep", {"pattern": "hit", "output_mode": "count"})
+            assert text_of(again) == text_of(result)
+        assert children(server.proc.pid) == set()
