@@ -6,7 +6,6 @@ peak resident memory (VmHWM) is read from /proc while it serves a real client.
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import anyio
 import pytest
 
 from tests.file_helpers import memory_kib, peak_start
-from tests.pids import pids_in, wait_gone
+from tests.pids import cpu_seconds, pids_in, wait_gone
 from tests.support import http_client, http_server, ok_text, sdk_http_client
 
 pytestmark = pytest.mark.anyio
@@ -57,11 +56,6 @@ async def test_100_mb_of_stderr_without_progress(tmp_path: Path) -> None:
             + "\nstdout:\nend\n"
         )
         assert (peak - before) * 1024 < 50 * MB, f"grew by {(peak - before) // 1024} MB"
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def bytes_written(pid: int) -> int:
