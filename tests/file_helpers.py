@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import struct
@@ -70,13 +71,19 @@ def memory_kib(pid: int, field: str) -> int:
     raise LookupError(field)
 
 
-def reset_peak(pid: int) -> bool:
-    """Reset the process's peak RSS to its current RSS (Linux 4.0+); False if not possible."""
-    try:
+def peak_start(pid: int) -> int:
+    """Start measuring how far the peak memory (VmHWM) of ``pid`` rises; its RSS now, in KiB.
+
+    The peak is reset to the current RSS (``/proc/PID/clear_refs`` ← 5, Linux 4.0+), so
+    ``memory_kib(pid, "VmHWM")`` minus the returned figure is the rise since this call.
+    Where the kernel refuses the reset, the peak of the process's life so far still
+    counts, so ``pid`` must be a server started for this one measurement: a fresh
+    server's peak is its start-up, which ends at about its current RSS, and a rise
+    measured from that RSS can only come out too large, never too small.
+    """
+    with contextlib.suppress(OSError):
         Path(f"/proc/{pid}/clear_refs").write_text("5")
-    except OSError:
-        return False
-    return True
+    return memory_kib(pid, "VmRSS")
 
 
 #: Capability numbers (linux/capability.h) the file tests take away from a root server.

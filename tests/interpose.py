@@ -4,7 +4,7 @@ A fanotify permission event holds a process inside its ``open`` of a regular fil
 we answer. Marking a directory for ``FAN_OPEN_PERM`` on its children lets a test do
 something at the moment the server opens a file there, before the server's ``open``
 returns: deterministic, without sleeps or timing loops. fanotify needs CAP_SYS_ADMIN; the
-tests that use it skip without it.
+tests that use it skip without it, and only then (see Unavailable).
 
 inotify reports every open in a directory, FIFOs and devices included, as it happens:
 what a call opened can be read once the call has returned.
@@ -13,6 +13,7 @@ what a call opened can be read once the call has returned.
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import select
 import struct
@@ -44,7 +45,30 @@ _libc.fanotify_mark.argtypes = [
 
 
 class Unavailable(Exception):
-    """fanotify permission events cannot be used here."""
+    """The kernel facility cannot be used here at all (the only reason to skip a test)."""
+
+
+#: Errors that mean fanotify permission events cannot work here: no CAP_SYS_ADMIN
+#: (EPERM), no fanotify (ENOSYS), no permission events in this kernel (EINVAL), or a
+#: filesystem that cannot be watched (EOPNOTSUPP, ENODEV, EXDEV). Anything else (a
+#: missing directory, a limit reached) is a failure, not a reason to skip.
+_FANOTIFY_MISSING = {
+    errno.EPERM,
+    errno.ENOSYS,
+    errno.EINVAL,
+    errno.EOPNOTSUPP,
+    errno.ENODEV,
+    errno.EXDEV,
+}
+
+
+def _failure(missing: set[int], what: str, path: Path | None = None) -> Exception:
+    """The error of the libc call that just failed: Unavailable where the facility
+    cannot work here, else the OSError to fail the test with."""
+    error = ctypes.get_errno()
+    if error in missing:
+        return Unavailable(f"{what}: {os.strerror(error)}")
+    return OSError(error, f"{what}: {os.strerror(error)}", None if path is None else str(path))
 
 
 @contextmanager
@@ -62,12 +86,12 @@ def on_open(
     """
     fan = _libc.fanotify_init(_FAN_CLASS_CONTENT | _FAN_CLOEXEC, os.O_RDONLY | os.O_CLOEXEC)
     if fan < 0:
-        raise Unavailable(os.strerror(ctypes.get_errno()))
+        raise _failure(_FANOTIFY_MISSING, "fanotify_init")
     wake_read, wake_write = os.pipe()
     try:
         mask = _FAN_OPEN_PERM | _FAN_EVENT_ON_CHILD | (_FAN_ONDIR if itself else 0)
         if _libc.fanotify_mark(fan, _FAN_MARK_ADD, mask, _AT_FDCWD, os.fsencode(directory)) != 0:
-            raise Unavailable(os.strerror(ctypes.get_errno()))
+            raise _failure(_FANOTIFY_MISSING, "fanotify_mark", directory)
         opened: list[str] = []
         errors: list[BaseException] = []
 
@@ -116,10 +140,10 @@ def watching_opens(directory: Path) -> Iterator[Callable[[], list[str]]]:
     """Yields a function giving the names opened in ``directory`` since the block began."""
     fd = _libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
     if fd < 0:
-        raise Unavailable(os.strerror(ctypes.get_errno()))
+        raise _failure({errno.ENOSYS}, "inotify_init1")
     try:
         if _libc.inotify_add_watch(fd, os.fsencode(directory), _IN_OPEN) < 0:
-            raise Unavailable(os.strerror(ctypes.get_errno()))
+            raise _failure(set(), "inotify_add_watch", directory)
         seen: list[str] = []
 
         def opened() -> list[str]:

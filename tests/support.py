@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
@@ -30,6 +31,8 @@ from mcp_types import TextContent
 
 BORIS = [sys.executable, "-m", "boris"]
 REPO = Path(__file__).resolve().parent.parent
+#: The release the package declares, read from its metadata source rather than asked of Boris.
+VERSION: str = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
 
 
 def server_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -7,6 +7,7 @@ tests/e2e/test_settings.py.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -22,29 +23,6 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
         if key.startswith("BORIS_"):
             monkeypatch.delenv(key)
     return monkeypatch
-
-
-def test_defaults(clean_env: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    clean_env.chdir(tmp_path)
-    settings = load_settings([])
-    assert settings.port == 8080
-    assert settings.host == "0.0.0.0"
-    assert settings.transport == "http"
-    assert settings.workdir == str(tmp_path.resolve())
-    assert settings.timeout_ms == 120_000
-    assert settings.max_file_size == 10 * 1024 * 1024
-    assert settings.require_view_before_edit is True  # auto resolves to true
-    assert settings.session_idle_timeout == 600
-    assert settings.background_task_timeout == 0
-    assert (settings.log_level, settings.log_format) == ("info", "text")
-
-
-def test_flag_beats_env(clean_env: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    clean_env.setenv("BORIS_PORT", "9000")
-    clean_env.setenv("BORIS_ALLOW_DIRS", "/")
-    settings = load_settings(["--port", "9001", "--allow-dir", str(tmp_path)])
-    assert settings.port == 9001
-    assert settings.allow_dirs == [str(tmp_path.resolve())]
 
 
 def test_repeatable_flags_are_never_split(clean_env: pytest.MonkeyPatch) -> None:
@@ -127,12 +105,140 @@ def test_timeout_converts_to_ms(clean_env: pytest.MonkeyPatch) -> None:
     assert load_settings(["--timeout=60"]).timeout_ms == 60_000
 
 
-def test_settings_model_covers_every_env_var() -> None:
-    # One BaseSettings for every BORIS_* variable of README "Configuration".
-    expected = {
-        "port", "host", "transport", "workdir", "timeout", "allow_dirs", "deny_dirs", "token",
-        "allow_origins", "session_idle_timeout", "generate_token", "disable_tools",
-        "background_task_timeout", "max_file_size", "require_view_before_edit",
-        "anthropic_compat", "log_level", "log_format",
-    }  # fmt: skip
-    assert set(Settings.model_fields) == expected
+# --- every setting: its flag, its env var, its default ------------------------------------
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting as a user meets it. ``{tmp}`` in a value stands for the test's directory,
+    which is also the current directory (the default workdir)."""
+
+    field: str
+    flag: str
+    env: str
+    default: object  # the value with neither the flag nor the env var given
+    shown: str  # the default as --help shows it
+    flag_value: str
+    flag_parsed: object
+    env_value: str
+    env_parsed: object
+
+
+SETTINGS = [
+    Setting("port", "--port", "BORIS_PORT", 8080, "8080", "9001", 9001, "9002", 9002),
+    Setting(
+        "host", "--host", "BORIS_HOST", "0.0.0.0", "0.0.0.0", "127.0.0.1", "127.0.0.1",
+        "::1", "::1",
+    ),
+    Setting(
+        "transport", "--transport", "BORIS_TRANSPORT", "http", "http", "HTTP", "http",
+        " Stdio ", "stdio",
+    ),
+    # A symlinked directory is resolved.
+    Setting(
+        "workdir", "--workdir", "BORIS_WORKDIR", "{tmp}", ".", "{tmp}/a", "{tmp}/a",
+        "link-to-b", "{tmp}/b",
+    ),
+    Setting("timeout", "--timeout", "BORIS_TIMEOUT", 120, "120", "60", 60, "30", 30),
+    # A flag's value is one directory, commas and all; an env list splits on commas.
+    Setting(
+        "allow_dirs", "--allow-dir", "BORIS_ALLOW_DIRS", [], "none", "a,b", ["{tmp}/a,b"],
+        "{tmp}/a,b", ["{tmp}/a", "{tmp}/b"],
+    ),
+    # Commas inside braces do not split; a trailing "/" is dropped.
+    Setting(
+        "deny_dirs", "--deny-dir", "BORIS_DENY_DIRS", [], "none", "**/*.{pem,key}",
+        ["**/*.{pem,key}"], "**/.env/,**/*.{a,b}", ["**/.env", "**/*.{a,b}"],
+    ),
+    Setting(
+        "token", "--token", "BORIS_TOKEN", None, "none", "flag-secret", "flag-secret",
+        "env-secret", "env-secret",
+    ),
+    Setting(
+        "allow_origins", "--allow-origin", "BORIS_ALLOW_ORIGINS", [], "none",
+        "http://a.example:3000", ["http://a.example:3000"],
+        "http://b.example,https://c.example", ["http://b.example", "https://c.example"],
+    ),
+    Setting(
+        "session_idle_timeout", "--session-idle-timeout", "BORIS_SESSION_IDLE_TIMEOUT", 600.0,
+        "600", "1.5", 1.5, "30", 30.0,
+    ),
+    Setting(
+        "generate_token", "--generate-token", "BORIS_GENERATE_TOKEN", False, "false", "false",
+        False, "true", True,
+    ),
+    Setting(
+        "disable_tools", "--disable-tools", "BORIS_DISABLE_TOOLS", [], "none", "grep", ["grep"],
+        "bash,glob", ["bash", "glob"],
+    ),
+    Setting(
+        "background_task_timeout", "--background-task-timeout",
+        "BORIS_BACKGROUND_TASK_TIMEOUT", 0, "0", "30", 30, "5", 5,
+    ),
+    Setting(
+        "max_file_size", "--max-file-size", "BORIS_MAX_FILE_SIZE", 10 * 1024 * 1024, "10MB",
+        "1.5KB", 1536, "2mb", 2 * 1024 * 1024,
+    ),
+    # auto means true.
+    Setting(
+        "require_view_before_edit", "--require-view-before-edit",
+        "BORIS_REQUIRE_VIEW_BEFORE_EDIT", True, "auto", "auto", True, "false", False,
+    ),
+    Setting(
+        "anthropic_compat", "--anthropic-compat", "BORIS_ANTHROPIC_COMPAT", False, "false",
+        "false", False, "1", True,
+    ),
+    Setting(
+        "log_level", "--log-level", "BORIS_LOG_LEVEL", "info", "info", "debug", "debug",
+        "WARN", "warn",
+    ),
+    Setting(
+        "log_format", "--log-format", "BORIS_LOG_FORMAT", "text", "text", "text", "text",
+        "JSON", "json",
+    ),
+]  # fmt: skip
+
+
+def filled(value: object, tmp: Path) -> object:
+    if isinstance(value, str):
+        return value.replace("{tmp}", str(tmp))
+    if isinstance(value, list):
+        return [filled(item, tmp) for item in value]
+    return value
+
+
+def typed(value: object) -> tuple[type, object]:
+    """A value with its type, so that 1 is not taken for True, nor 600 for 600.0."""
+    return type(value), value
+
+
+def test_the_table_has_a_row_for_every_setting() -> None:
+    assert sorted(row.field for row in SETTINGS) == sorted(Settings.model_fields)
+    assert len({row.flag for row in SETTINGS}) == len({row.env for row in SETTINGS}) == 18
+    for row in SETTINGS:
+        # Otherwise the rows below could not tell where a value came from.
+        assert row.env_parsed != row.default, row.field
+        assert row.flag_parsed != row.env_parsed, row.field
+
+
+@pytest.mark.parametrize("row", SETTINGS, ids=[row.field for row in SETTINGS])
+def test_every_setting_by_flag_and_env_var(
+    row: Setting, clean_env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Each setting has its default, is read from its flag and from its env var, and the
+    flag beats the env var."""
+    tmp = tmp_path.resolve()
+    for name in ("a", "b", "a,b"):
+        (tmp / name).mkdir()
+    (tmp / "link-to-b").symlink_to(tmp / "b")
+    clean_env.chdir(tmp)
+
+    def parsed(argv: list[str]) -> tuple[type, object]:
+        return typed(getattr(load_settings(argv), row.field))
+
+    flag = [row.flag, str(filled(row.flag_value, tmp))]
+    assert parsed([]) == typed(filled(row.default, tmp))
+    assert parsed(flag) == typed(filled(row.flag_parsed, tmp))
+    clean_env.setenv(row.env, str(filled(row.env_value, tmp)))
+    assert parsed([]) == typed(filled(row.env_parsed, tmp))
+    assert parsed(flag) == typed(filled(row.flag_parsed, tmp))

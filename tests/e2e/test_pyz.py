@@ -22,8 +22,15 @@ from pathlib import Path
 
 import pytest
 
-from boris import __version__
-from tests.support import REPO, error_text, http_client, http_server, server_env, stdio_client
+from tests.support import (
+    REPO,
+    VERSION,
+    error_text,
+    http_client,
+    http_server,
+    server_env,
+    stdio_client,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -127,7 +134,7 @@ def test_version_and_help(pyz: Path, run_dir: tuple[Path, dict[str, str]]) -> No
         done = subprocess.run(
             [*pyz_command(pyz), flag], cwd=workdir, env=server_env(env), capture_output=True
         )
-        assert (done.returncode, done.stdout) == (0, f"boris {__version__}\n".encode())
+        assert (done.returncode, done.stdout) == (0, f"boris {VERSION}\n".encode())
     done = subprocess.run(
         [*pyz_command(pyz), "--help"], cwd=workdir, env=server_env(env), capture_output=True
     )

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from boris import __version__
 from tests.support import (
     BORIS,
     INITIALIZE,
+    VERSION,
     RawStdio,
     http_client,
     http_server,
@@ -41,7 +41,7 @@ async def test_instructions_over_stdio(tmp_path: Path) -> None:
             "Denied patterns: **/.env, **/*.{pem,key}"
         )
         assert client.server_info is not None
-        assert (client.server_info.name, client.server_info.version) == ("boris", __version__)
+        assert (client.server_info.name, client.server_info.version) == ("boris", VERSION)
 
 
 async def test_instructions_over_http_minimal(tmp_path: Path) -> None:

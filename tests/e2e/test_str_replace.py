@@ -11,10 +11,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
-from tests.file_helpers import child_pid, memory_kib, reset_peak
+from tests.file_helpers import child_pid, memory_kib, peak_start
+from tests.pids import costing_at_most
 from tests.support import (
     BORIS,
     INITIALIZE,
@@ -71,10 +71,8 @@ async def test_not_found_memory_stays_proportional_to_the_file(root: Path) -> No
         await client.call_tool("view", {"path": "big.txt", "view_range": [1, 1]})
         await client.call_tool("view", {"path": "small.txt"})
         await replace(client, "small.txt", "y", new_str="z")  # warm up the miss path
-        if not reset_peak(pid):
-            pytest.skip("cannot reset the peak RSS of a process here")
-        before = memory_kib(pid, "VmRSS")
-        with anyio.fail_after(5):
+        before = peak_start(pid)
+        async with costing_at_most(pid, cpu=5):
             result = await replace(client, "big.txt", "€1 €2 €3", new_str="x")
         peak = memory_kib(pid, "VmHWM")
     assert error_text(result).startswith("[STR_REPLACE_NOT_FOUND] ")

@@ -13,7 +13,7 @@ import anyio
 import pytest
 from mcp_types import ImageContent
 
-from tests.file_helpers import IMAGE_SAMPLES, child_pid, memory_kib, reset_peak
+from tests.file_helpers import IMAGE_SAMPLES, child_pid, memory_kib, peak_start
 from tests.support import http_client, http_server, ok_text, sdk_stdio_client, stdio_client
 from tests.tools.test_view import MB, cut_listing, make_files, tree, view
 
@@ -52,9 +52,7 @@ async def test_range_read_does_not_load_the_file(root: Path) -> None:
     async with stdio_client(workdir=big) as client:
         pid = child_pid(str(big))
         await view(client, "small.txt", [1, 1])  # warm up the call path
-        if not reset_peak(pid):
-            pytest.skip("cannot reset the peak RSS of a process here")
-        before = memory_kib(pid, "VmRSS")
+        before = peak_start(pid)
         text = ok_text(await view(client, "ten.txt", [1, 10]))
         peak = memory_kib(pid, "VmHWM")
     assert text == "".join(f"{n:>2}\t{'m' * 99}\n" for n in range(1, 11))
@@ -73,9 +71,7 @@ async def test_listing_a_huge_directory_is_bounded(root: Path) -> None:
     async with stdio_client(workdir=work) as client:
         pid = child_pid(str(work))
         await view(client, ".")  # warm up the listing path
-        if not reset_peak(pid):
-            pytest.skip("cannot reset the peak RSS of a process here")
-        before = memory_kib(pid, "VmRSS")
+        before = peak_start(pid)
         with anyio.fail_after(10):
             text = ok_text(await view(client, "big"))
         peak = memory_kib(pid, "VmHWM")

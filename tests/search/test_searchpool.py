@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from pathlib import Path
 
 import pytest
 
 from boris.files.scope import PathScope
 from boris.search import engine
-from boris.search.pool import Pool, search_here
+from boris.search.pool import Pool
+from tests.pids import pid_alive
 from tests.trees import search_query, set_mtimes, write_tree
 
 pytestmark = pytest.mark.anyio
@@ -28,7 +30,7 @@ def big_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def write_big_tree(root: Path) -> Path:
-    """MANY files under ``root``; some with hits, some newer, and one binary."""
+    """MANY files in 13 directories, every 7th with two hits, every 11th with a far one."""
     files: dict[str, str | bytes] = {}
     for n in range(MANY):
         body = f"file {n}\n"
@@ -76,23 +78,48 @@ def test_workers_give_the_same_output_as_one_process(
     assert run(big_tree, q, parallel=True) == alone
 
 
-def test_a_worker_that_dies_is_replaced_by_this_process(big_tree: Path) -> None:
+def expected_counts() -> list[str]:
+    """The count output for "hit" in ``big_tree``, from how the tree was made: files in
+    the order of their paths, each with its number of matching lines."""
+    lines = []
+    for n in sorted(range(MANY), key=lambda n: (n % 13, n)):
+        hits = 2 * (n % 7 == 0) + (n % 11 == 0)
+        if hits:
+            lines.append(f"d{n % 13:02d}/f{n:05d}.txt:{hits}")
+    return lines
+
+
+def until_ended(pid: int) -> None:
+    deadline = time.monotonic() + 30
+    while pid_alive(pid):
+        assert time.monotonic() < deadline, f"process {pid} still alive"
+        time.sleep(0.01)
+
+
+def test_a_worker_killed_during_a_search_is_replaced_by_this_process(big_tree: Path) -> None:
+    """A worker that dies while a search is under way (killed by its pid) costs only
+    time: what it did not answer is searched in this process, the output is whole and
+    in order, and the next search has a new worker in its place."""
     q = query("count")
-    expected = run(big_tree, q, parallel=False)
     files = list(engine._tree(str(big_tree), q, PathScope([], [])))
     pool = Pool(2)
     try:
-        assert [*pool.results(q.task, iter(files))] != []
-        victim = pool.checkout()
-        assert len(victim) == 2
-        os.kill(victim[0].proc.pid, signal.SIGKILL)
-        victim[0].proc.wait()
-        pool.release(victim)
-        found = [f"{label}:{count}" for label, count in pool.results(q.task, iter(files))]
-        assert found == expected
+        counted = [f"{label}:{count}" for label, count in pool.results(q.task, iter(files))]
+        assert counted == expected_counts()  # both workers started, and answered
+        workers = pool.checkout()
+        pids = [worker.proc.pid for worker in workers]
+        assert len(pids) == 2
+        pool.release(workers)
+        results = pool.results(q.task, iter(files))
+        first = next(results)  # under way: the workers hold chunks still to answer
+        os.kill(pids[0], signal.SIGKILL)
+        until_ended(pids[0])
+        found = [first, *results]
+        assert [f"{label}:{count}" for label, count in found] == expected_counts()
         replaced = pool.checkout()  # the dead one was dropped, a new one started
         assert len(replaced) == 2
-        assert victim[0] not in replaced
+        assert pids[0] not in [worker.proc.pid for worker in replaced]
+        assert pids[1] in [worker.proc.pid for worker in replaced]
         pool.release(replaced)
     finally:
         pool.close()
@@ -101,15 +128,16 @@ def test_a_worker_that_dies_is_replaced_by_this_process(big_tree: Path) -> None:
 def test_workers_that_cannot_start_leave_the_search_to_this_process(
     big_tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A worker that exits at once (as one would where Python cannot import Boris).
-    monkeypatch.setattr("boris.search.pool._WORKER_CODE", "import sys; sys.exit(3)")
-    q = query("files_with_matches")
+    """Workers whose Python stops at start-up (the environment they inherit names a
+    stdio encoding Python does not know) are given up on: the search is done in this
+    process, with the same output, and no more workers are started."""
+    monkeypatch.setenv("PYTHONIOENCODING", "no-such-encoding")
+    q = query("count")
     files = list(engine._tree(str(big_tree), q, PathScope([], [])))
     pool = Pool(2)
     try:
-        found = [label for label, _ in pool.results(q.task, iter(files))]
-        alone = [label for label, _ in search_here(q.task, files)]
-        assert found == alone
+        found = [f"{label}:{count}" for label, count in pool.results(q.task, iter(files))]
+        assert found == expected_counts()
         assert pool.checkout() == []  # given up on
     finally:
         pool.close()

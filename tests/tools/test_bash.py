@@ -366,12 +366,23 @@ async def test_background_grandchild_does_not_hang_the_call(
 
 async def test_leftover_process_can_still_write(client: Client[Any], tmp_path: Path) -> None:
     # Output written after the call returned is drained, not refused: a server started
-    # with `&` that logs later does not die of a broken pipe.
+    # with `&` that logs later does not die of a broken pipe. The leftover writes once
+    # the test lets it (after the call returned), then says so in a file.
     await enter(client, tmp_path)
-    text = await bash(client, "(sleep 0.5; echo late; echo late >&2; exec sleep 300) & echo $!")
+    go, wrote = tmp_path / "go", tmp_path / "wrote"
+    text = await bash(
+        client,
+        f"(while [ ! -e {go} ]; do sleep 0.05; done; echo late; echo late >&2; "
+        f"touch {wrote}; exec sleep 300) & echo $!",
+    )
     (pid,) = pids_in(text)
     try:
-        await anyio.sleep(1.5)
+        go.touch()
+        deadline = time.monotonic() + 30
+        while not wrote.exists() and pid_alive(pid):
+            assert time.monotonic() < deadline, "the leftover neither wrote nor ended"
+            await anyio.sleep(0.05)
+        assert wrote.exists()
         assert pid_alive(pid)
     finally:
         await bash(client, f"kill {pid}")
@@ -416,10 +427,20 @@ async def test_progress_one_notification_per_line(client: Client[Any], tmp_path:
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         seen.append((progress, total, message))
+        (tmp_path / f"seen-{message}").touch()
+
+    def after(line: str) -> str:
+        """Shell text that waits until the notification of ``line`` has arrived, so that
+        lines of stdout and stderr reach the server in a known order."""
+        return f"while [ ! -e {tmp_path / f'seen-{line}'} ]; do sleep 0.01; done"
 
     result = await client.call_tool(
         "bash",
-        {"command": "echo one; sleep 0.2; echo two >&2; sleep 0.2; echo; printf three"},
+        {
+            "command": f"echo one; {after('one')}; echo two >&2; {after('two')}; echo; "
+            "printf three",
+            "timeout": 60_000,
+        },
         progress_handler=on_progress,
     )
     assert ok_text(result) == "exit_code: 0\n\nstderr:\ntwo\n\nstdout:\none\n\nthree"

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.file_helpers import memory_kib, reset_peak
+from tests.file_helpers import memory_kib, peak_start
 from tests.support import RawStdio, raw_stdio
 
 MB = 1024 * 1024
@@ -83,22 +83,22 @@ def test_a_longer_line_is_refused_and_the_server_keeps_serving(small: RawStdio) 
     assert tools_list(small, 12) == 7
 
 
-def test_a_huge_line_is_discarded_in_bounded_memory(small: RawStdio) -> None:
+def test_a_huge_line_is_discarded_in_bounded_memory(tmp_path: Path) -> None:
     # 64 MiB of garbage on one line: refused once, never buffered, and what follows it
-    # on the next line is served.
-    pid = small.proc.pid
-    tools_list(small, 20)  # warm up
-    if not reset_peak(pid):
-        pytest.skip("cannot reset the peak RSS of a process here")
-    before = memory_kib(pid, "VmRSS")
-    chunk = b"[" * MB
-    for _ in range(64):
-        small.stdin.write(chunk)
-    small.stdin.write(b"\n")
-    small.stdin.flush()
-    assert small.receive() == error(TOO_LARGE)
-    assert tools_list(small, 21) == 7
-    growth = (memory_kib(pid, "VmHWM") - before) * 1024
+    # on the next line is served. A server of its own, for a clean measure of its peak.
+    with raw_stdio("--max-file-size", "1KB", workdir=tmp_path) as server:
+        server.initialize()
+        pid = server.proc.pid
+        tools_list(server, 20)  # warm up
+        before = peak_start(pid)
+        chunk = b"[" * MB
+        for _ in range(64):
+            server.stdin.write(chunk)
+        server.stdin.write(b"\n")
+        server.stdin.flush()
+        assert server.receive() == error(TOO_LARGE)
+        assert tools_list(server, 21) == 7
+        growth = (memory_kib(pid, "VmHWM") - before) * 1024
     assert growth < 3 * SMALL_MESSAGE_LIMIT, growth
 
 
@@ -124,9 +124,7 @@ def test_create_file_at_the_default_limit_costs_at_most_four_times_its_size(
     with raw_stdio(workdir=tmp_path) as server:
         server.initialize()
         server.call(2, "create_file", {"path": "warm.txt", "content": "x" * 1000})
-        if not reset_peak(server.proc.pid):
-            pytest.skip("cannot reset the peak RSS of a process here")
-        before = memory_kib(server.proc.pid, "VmRSS")
+        before = peak_start(server.proc.pid)
         server.send(line)
         result = server.reply(3, timeout=120)["result"]
         peak = memory_kib(server.proc.pid, "VmHWM")
