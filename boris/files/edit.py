@@ -130,7 +130,11 @@ def replace_each(
         except BorisError as error:
             raise BorisError(error.code, f"edit {number} of {total}: {error.message}") from None
         if regions is not None:
-            starts = _occurrences(data, old, edit.begin, MAX_REGIONS + 1)
+            starts = (
+                _occurrences(data, old, edit.begin, MAX_REGIONS + 1)
+                if change.replace_all
+                else [edit.begin]
+            )
             regions = _moved(regions, starts, len(old), len(new))
         data = edit.data
     return data, regions

@@ -152,7 +152,7 @@ async def test_ambiguity_is_judged_on_the_edited_text(client: Client[Any], case:
 async def test_argument_errors_name_the_edit(client: Client[Any], case: Path) -> None:
     path = await viewed(client, case / "f.txt", LINES_40)
     before = path.stat()
-    cases = [
+    cases: list[tuple[list[Any], str]] = [
         (
             [{"old_str": "line 1\n", "new_str": "x\n"}, {"old_str": ""}],
             "[INVALID_INPUT] edit 2 of 2: old_str: must not be empty; give the exact text to "
@@ -172,13 +172,17 @@ async def test_argument_errors_name_the_edit(client: Client[Any], case: Path) ->
             [{"old_str": "line 1", "replace_all": "yes"}],
             "[INVALID_INPUT] edits.0.replace_all: Input should be a valid boolean",
         ),
+        ([None], "[INVALID_INPUT] edits.0: Input should be an object"),
+        (["line 1"], "[INVALID_INPUT] edits.0: Input should be an object"),
         (
             [{"old_str": "line 1", "new": "x"}],
             "[INVALID_INPUT] edits.0.new: Extra inputs are not permitted",
         ),
     ]
     for edits, expected in cases:
-        assert error_text(await multi_edit(client, path, *edits)) == expected
+        arguments = {"path": str(path), "edits": edits}
+        result = await client.call_tool("multi_edit", arguments, raise_on_error=False)
+        assert error_text(result) == expected
     text = error_text(
         await client.call_tool("multi_edit", {"path": str(path)}, raise_on_error=False)
     )
