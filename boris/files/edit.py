@@ -67,8 +67,22 @@ def match_line_endings(data: bytes, old: bytes, new: bytes) -> tuple[bytes, byte
     return old.replace(b"\n", b"\r\n"), new.replace(b"\n", b"\r\n")
 
 
-def replace(data: bytes, old: bytes, new: bytes, replace_all: bool, path: str) -> Edit:
+#: Refuses a content size (bytes, what they are): FileAccess.check_size.
+SizeCheck = Callable[[int, str], None]
+
+
+def replace(
+    data: bytes,
+    old: bytes,
+    new: bytes,
+    replace_all: bool,
+    path: str,
+    check_size: SizeCheck | None = None,
+) -> Edit:
     """Replace the one occurrence of ``old`` (or every one, with ``replace_all``).
+
+    ``check_size`` judges the size of the result before it is built: replacing many
+    short matches by a long text could otherwise take far more memory than any file.
 
     Raises INVALID_INPUT for non-ASCII ``new`` in a file that is not UTF-8,
     STR_REPLACE_NOT_FOUND (with a near-miss hint when a line resembles ``old``) or
@@ -81,7 +95,10 @@ def replace(data: bytes, old: bytes, new: bytes, replace_all: bool, path: str) -
     if first < 0:
         raise BorisError(Code.STR_REPLACE_NOT_FOUND, not_found_message(data, old, path))
     if replace_all:
-        return Edit(data.replace(old, new), first, first + len(new), data.count(old))
+        count = data.count(old)
+        if check_size is not None:
+            check_size(len(data) + count * (len(new) - len(old)), "the edited file would be")
+        return Edit(data.replace(old, new), first, first + len(new), count)
     if data.find(old, first + 1) >= 0:
         raise BorisError(Code.STR_REPLACE_AMBIGUOUS, _ambiguous_message(data, old, first, path))
     edited = b"".join((data[:first], new, data[first + len(old) :]))
@@ -107,7 +124,7 @@ def replace_each(
     data: bytes,
     changes: Sequence[Change],
     path: str,
-    check_size: Callable[[int, str], None],
+    check_size: SizeCheck,
     total: int | None = None,
 ) -> tuple[bytes, list[Region] | None]:
     """Apply ``changes`` in order, each to the result of the one before, as :func:`replace`.
@@ -123,10 +140,8 @@ def replace_each(
     for number, change in enumerate(changes, 1):
         try:
             old, new = match_line_endings(data, change.old, change.new)
-            if change.replace_all:
-                count = data.count(old)
-                check_size(len(data) + count * (len(new) - len(old)), "the edited file would be")
-            edit = replace(data, old, new, change.replace_all, path)
+            edit = replace(data, old, new, change.replace_all, path, check_size)
+            check_size(len(edit.data), "the edited file would be")
         except BorisError as error:
             raise BorisError(error.code, f"edit {number} of {total}: {error.message}") from None
         if regions is not None:

@@ -57,7 +57,8 @@ def replace(access: FileAccess, path: str, old_str: str, new_str: str, replace_a
     with locate(access.resolve, path) as place, editing(place.path):
 
         def apply(data: bytes) -> bytes:
-            applied.append(edits.replace(data, old, new, replace_all, place.path))
+            edit = edits.replace(data, old, new, replace_all, place.path, access.check_size)
+            applied.append(edit)
             return applied[-1].data
 
         edit_file(access, place, "str_replace", apply)
