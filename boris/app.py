@@ -29,9 +29,11 @@ from boris.tools import (
     create_file,
     glob,
     grep,
+    multi_edit,
     str_replace,
     str_replace_editor,
     task_output,
+    task_stop,
     view,
 )
 
@@ -39,8 +41,10 @@ from boris.tools import (
 _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "bash": bash.bash,
     "task_output": task_output.task_output,
+    "task_stop": task_stop.task_stop,
     "view": view.view,
     "str_replace": str_replace.str_replace,
+    "multi_edit": multi_edit.multi_edit,
     "create_file": create_file.create_file,
     "grep": grep.grep,
     "glob": glob.glob,
@@ -48,6 +52,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
 _COMPAT_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "bash": bash.bash,
     "task_output": task_output.task_output,
+    "task_stop": task_stop.task_stop,
     "str_replace_editor": str_replace_editor.str_replace_editor,
     "grep": grep.grep_compat,
     "glob": glob.glob_compat,
@@ -60,6 +65,7 @@ _NAME_PAIRS = {"grep": grep.COMPAT_NAMES}
 _VIEW_FIRST = {
     "view": view.VIEW_FIRST,
     "str_replace": str_replace.VIEW_FIRST,
+    "multi_edit": str_replace.VIEW_FIRST,
     "create_file": create_file.VIEW_FIRST,
     "str_replace_editor": str_replace_editor.VIEW_FIRST,
 }

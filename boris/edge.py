@@ -154,6 +154,9 @@ def _describe_argument_error(error: Any) -> str:
         message = "Input should be null"  # JSON's name for it, as the client wrote it
     elif kind == "unexpected_keyword_argument":
         message = "unknown argument"
+    elif kind == "model_type":
+        # Not the name of the class behind it, which means nothing to a client.
+        message = "Input should be an object"
     else:
         message = str(error.get("msg", "invalid value"))
     return f"{loc}: {message}" if loc else message

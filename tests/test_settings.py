@@ -42,6 +42,23 @@ def test_env_lists_split_on_commas_outside_braces(clean_env: pytest.MonkeyPatch)
     assert settings.disable_tools == ["bash", "grep"]
 
 
+@pytest.mark.parametrize(
+    ("flags", "disabled"),
+    [
+        (["--disable-tools", "task_stop"], ["task_stop"]),
+        (["--disable-tools", "multi_edit"], ["multi_edit"]),
+        (["--anthropic-compat", "--disable-tools", "task_stop"], ["task_stop"]),
+        (["--anthropic-compat", "--disable-tools", "multi_edit"], ["multi_edit"]),
+    ],
+)
+def test_disable_tools_knows_the_task_and_multi_edit_tools(
+    clean_env: pytest.MonkeyPatch, flags: list[str], disabled: list[str]
+) -> None:
+    """task_stop and multi_edit are valid --disable-tools names in both modes (multi_edit is
+    not served with --anthropic-compat, where naming it changes nothing)."""
+    assert load_settings(flags).disable_tools == disabled
+
+
 def test_allow_dirs_from_env(clean_env: pytest.MonkeyPatch, tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / "tests").mkdir()

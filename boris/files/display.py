@@ -200,6 +200,22 @@ def edit_snippet(data: bytes, begin: int, end: int) -> str:
     return format_lines(lines, shown_first)
 
 
+def edit_snippets(data: bytes, regions: Sequence[tuple[int, int]]) -> list[str]:
+    """:func:`edit_snippet` of each of ``regions`` (sorted, disjoint byte ranges), one
+    snippet for regions whose windows of lines overlap or touch."""
+    groups: list[tuple[int, int, int]] = []  # begin, end, last line of the window
+    line, counted = 1, 0  # the line at offset ``counted``
+    for begin, end in regions:
+        line += data.count(b"\n", counted, begin)
+        counted = begin
+        last = line + (data.count(b"\n", begin, end - 1) if end > begin else 0)
+        if groups and line - CONTEXT_LINES <= groups[-1][2] + 1:
+            groups[-1] = (groups[-1][0], end, last + CONTEXT_LINES)
+        else:
+            groups.append((begin, end, last + CONTEXT_LINES))
+    return [edit_snippet(data, begin, end) for begin, end, _ in groups]
+
+
 def read_up_to(fd: int, size: int) -> bytes:
     """At most ``size`` bytes from ``fd``'s position, fewer at the end of the file."""
     chunks = []

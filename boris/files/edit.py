@@ -14,6 +14,8 @@ These functions do no I/O: boris.files.editing reads and writes around them. Whe
 from __future__ import annotations
 
 import codecs
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from boris.errors import BorisError, Code
@@ -65,8 +67,22 @@ def match_line_endings(data: bytes, old: bytes, new: bytes) -> tuple[bytes, byte
     return old.replace(b"\n", b"\r\n"), new.replace(b"\n", b"\r\n")
 
 
-def replace(data: bytes, old: bytes, new: bytes, replace_all: bool, path: str) -> Edit:
+#: Refuses a content size (bytes, what they are): FileAccess.check_size.
+SizeCheck = Callable[[int, str], None]
+
+
+def replace(
+    data: bytes,
+    old: bytes,
+    new: bytes,
+    replace_all: bool,
+    path: str,
+    check_size: SizeCheck | None = None,
+) -> Edit:
     """Replace the one occurrence of ``old`` (or every one, with ``replace_all``).
+
+    ``check_size`` judges the size of the result before it is built: replacing many
+    short matches by a long text could otherwise take far more memory than any file.
 
     Raises INVALID_INPUT for non-ASCII ``new`` in a file that is not UTF-8,
     STR_REPLACE_NOT_FOUND (with a near-miss hint when a line resembles ``old``) or
@@ -79,11 +95,105 @@ def replace(data: bytes, old: bytes, new: bytes, replace_all: bool, path: str) -
     if first < 0:
         raise BorisError(Code.STR_REPLACE_NOT_FOUND, not_found_message(data, old, path))
     if replace_all:
-        return Edit(data.replace(old, new), first, first + len(new), data.count(old))
+        count = data.count(old)
+        if check_size is not None:
+            check_size(len(data) + count * (len(new) - len(old)), "the edited file would be")
+        return Edit(data.replace(old, new), first, first + len(new), count)
     if data.find(old, first + 1) >= 0:
         raise BorisError(Code.STR_REPLACE_AMBIGUOUS, _ambiguous_message(data, old, first, path))
     edited = b"".join((data[:first], new, data[first + len(old) :]))
     return Edit(edited, first, first + len(new), 1)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One replacement of a multi-edit: ``old`` by ``new``, once or everywhere."""
+
+    old: bytes
+    new: bytes
+    replace_all: bool
+
+
+#: Edited regions a multi-edit keeps track of for its result; beyond this it shows none.
+MAX_REGIONS = 1000
+
+Region = tuple[int, int]
+
+
+def replace_each(
+    data: bytes,
+    changes: Sequence[Change],
+    path: str,
+    check_size: SizeCheck,
+    total: int | None = None,
+) -> tuple[bytes, list[Region] | None]:
+    """Apply ``changes`` in order, each to the result of the one before, as :func:`replace`.
+
+    Returns the new content and where it was edited: sorted, disjoint byte ranges of
+    the result that do not touch (None when there are more than ``MAX_REGIONS``). An
+    error names the change it comes from (``edit 2 of 3: ``); ``check_size`` bounds
+    every intermediate content, before it is made. ``total`` is the number of edits the
+    messages count (the changes may be the first few of them).
+    """
+    regions: list[Region] | None = []
+    total = len(changes) if total is None else total
+    for number, change in enumerate(changes, 1):
+        try:
+            old, new = match_line_endings(data, change.old, change.new)
+            edit = replace(data, old, new, change.replace_all, path, check_size)
+            check_size(len(edit.data), "the edited file would be")
+        except BorisError as error:
+            raise BorisError(error.code, f"edit {number} of {total}: {error.message}") from None
+        if regions is not None:
+            starts = (
+                _occurrences(data, old, edit.begin, MAX_REGIONS + 1)
+                if change.replace_all
+                else [edit.begin]
+            )
+            regions = _moved(regions, starts, len(old), len(new))
+        data = edit.data
+    return data, regions
+
+
+def _occurrences(data: bytes, old: bytes, first: int, most: int) -> list[int]:
+    """Where ``data.replace(old, …)`` replaces, from ``first``: at most ``most`` offsets."""
+    starts = [first]
+    while len(starts) < most:
+        following = data.find(old, starts[-1] + len(old))
+        if following < 0:
+            break
+        starts.append(following)
+    return starts
+
+
+def _moved(
+    regions: list[Region], starts: list[int], old_len: int, new_len: int
+) -> list[Region] | None:
+    """``regions`` after replacing ``old_len`` bytes at each of ``starts`` by ``new_len``
+    bytes, plus the replaced places, merged where they touch; None past MAX_REGIONS."""
+    if len(starts) > MAX_REGIONS:
+        return None
+    shift = new_len - old_len
+    ends = [start + old_len for start in starts]
+
+    def moved(offset: int, inner: int) -> int:
+        # Spans ending at or before ``offset`` shift it; inside a span it goes to
+        # that span's new start (inner=0) or end (inner=new_len).
+        before = bisect_right(ends, offset)
+        if before < len(starts) and starts[before] < offset:
+            return starts[before] + before * shift + inner
+        return offset + before * shift
+
+    placed = [(start + i * shift, start + i * shift + new_len) for i, start in enumerate(starts)]
+    placed += [(moved(begin, 0), moved(end, new_len)) for begin, end in regions]
+    placed.sort()
+    merged: list[Region] = []
+    for begin, end in placed:
+        if merged and begin <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((begin, end))
+    return merged if len(merged) <= MAX_REGIONS else None
 
 
 def insert(data: bytes, line: int, text: bytes, path: str, name: str = "new_str") -> Edit:

@@ -14,23 +14,24 @@ import errno
 import os
 import stat
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TypeVar
 
 from boris.errors import BorisError, Code, io_error
 from boris.files import edit as edits
 from boris.files.access import FileAccess
-from boris.files.display import edit_snippet, read_up_to
+from boris.files.display import edit_snippet, edit_snippets, read_up_to
 from boris.files.place import Place, locate, names_directory, not_a_file, open_existing
 from boris.files.writing import Changed, replace_existing, write_new
+from boris.text import LIMIT
 
 #: Mode of a file create_file makes, whatever the umask.
 NEW_FILE_MODE = 0o644
 
 
-def replace(access: FileAccess, path: str, old_str: str, new_str: str, replace_all: bool) -> str:
-    """str_replace (and the editor's str_replace command): what it does and returns."""
+def replacement(old_str: str, new_str: str) -> tuple[bytes, bytes]:
+    """A replacement's strings as bytes, refused when it cannot mean anything."""
     if old_str == "":
         raise BorisError(
             Code.INVALID_INPUT,
@@ -45,12 +46,19 @@ def replace(access: FileAccess, path: str, old_str: str, new_str: str, replace_a
         raise BorisError(
             Code.INVALID_INPUT, "old_str and new_str are identical: nothing to replace"
         )
+    return old, new
+
+
+def replace(access: FileAccess, path: str, old_str: str, new_str: str, replace_all: bool) -> str:
+    """str_replace (and the editor's str_replace command): what it does and returns."""
+    old, new = replacement(old_str, new_str)
     applied: list[edits.Edit] = []  # the edit as last applied, for the result
 
     with locate(access.resolve, path) as place, editing(place.path):
 
         def apply(data: bytes) -> bytes:
-            applied.append(edits.replace(data, old, new, replace_all, place.path))
+            edit = edits.replace(data, old, new, replace_all, place.path, access.check_size)
+            applied.append(edit)
             return applied[-1].data
 
         edit_file(access, place, "str_replace", apply)
@@ -58,6 +66,54 @@ def replace(access: FileAccess, path: str, old_str: str, new_str: str, replace_a
     if replace_all:
         return f"Replaced {edit.count} occurrences in {place.path}"
     return f"Replaced in {place.path}\n\n" + edit_snippet(edit.data, edit.begin, edit.end)
+
+
+def multi_replace(
+    access: FileAccess, path: str, replacements: Sequence[tuple[str, str, bool]]
+) -> str:
+    """multi_edit: ``(old_str, new_str, replace_all)`` replacements applied in order to one
+    file, each as str_replace would, written at once or not at all."""
+    total = len(replacements)
+    changes = []
+    refused: BorisError | None = None  # the first edit whose arguments cannot mean anything
+    for number, (old_str, new_str, replace_all) in enumerate(replacements, 1):
+        try:
+            old, new = replacement(old_str, new_str)
+        except BorisError as error:
+            refused = BorisError(error.code, f"edit {number} of {total}: {error.message}")
+            break
+        changes.append(edits.Change(old, new, replace_all))
+    applied: list[tuple[bytes, list[edits.Region] | None]] = []  # as last applied
+
+    with locate(access.resolve, path) as place, editing(place.path):
+
+        def apply(data: bytes) -> bytes:
+            # The edits before a refused one still run: the first edit that fails, in
+            # order, is the one reported.
+            done = edits.replace_each(data, changes, place.path, access.check_size, total)
+            if refused is not None:
+                raise refused
+            applied.append(done)
+            return done[0]
+
+        edit_file(access, place, "multi_edit", apply)
+    data, regions = applied[-1]
+    head = f"Applied {total} edits to {place.path}"
+    if regions is None:
+        return (
+            f"{head}\n\n(more than {edits.MAX_REGIONS} places changed: view the file to see them)"
+        )
+    shown: list[str] = []
+    size = len(head)
+    snippets = edit_snippets(data, regions)
+    for snippet in snippets:
+        size += len(snippet) + 1
+        if size > LIMIT and shown:
+            rest = len(snippets) - len(shown)
+            shown.append(f"[{rest} more edited regions not shown: view the file to see them]\n")
+            break
+        shown.append(snippet)
+    return head + "\n\n" + "\n".join(shown)
 
 
 def insert(

@@ -13,6 +13,7 @@ skipped. Progress stays monotonic, and a flood never slows the command down.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -51,8 +52,12 @@ class ProgressSender:
         self._count = 0
         self._closing = False
         self._wake = asyncio.Event()
-        # Started with the first line: most commands print nothing worth a task.
+        # Started with the first line: most commands print nothing worth a task. It runs
+        # in the context of the request that made the sender: lines may arrive through
+        # callbacks of another request (a background task's reader), whose context
+        # would send them as that request's.
         self._task: asyncio.Task[None] | None = None
+        self._context = contextvars.copy_context()
 
     def add(self, skipped: int, line: str) -> None:
         """Queue ``line``, the next after ``skipped`` lines that will not be sent."""
@@ -66,7 +71,8 @@ class ProgressSender:
             self._chars -= len(dropped)
         self._wake.set()
         if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run())
+            loop = asyncio.get_running_loop()
+            self._task = loop.create_task(self._run(), context=self._context)
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()

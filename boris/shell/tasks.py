@@ -16,12 +16,13 @@ import asyncio
 import contextlib
 import secrets
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from boris.errors import BorisError, Code
 from boris.shell.capture import Capture, exit_status, sections
-from boris.shell.process import ProcessGroup, ShellRun
+from boris.shell.process import KILL_GRACE, ProcessGroup, ShellRun
+from boris.shell.progress import LineSplitter, ProgressSender, Send
 
 #: Background commands that may run at once in one session.
 TASK_LIMIT = 10
@@ -61,16 +62,19 @@ class BackgroundCommand:
     ) -> None:
         self.stdout = Capture()
         self.stderr = Capture()
+        # Whoever waits for the task with progress hears of each piece of output text.
+        self._listeners: list[Callable[[str, str], None]] = []
         self.run = ShellRun(
             shell,
             script,
             args,
             cwd=cwd,
             env=env,
-            on_stdout=self.stdout.feed,
-            on_stderr=self.stderr.feed,
+            on_stdout=self._on_stdout,
+            on_stderr=self._on_stderr,
         )
         self.timed_out = False
+        self.stopped = False
         self._deadline: asyncio.TimerHandle | None = None
         if timeout > 0:
             self._deadline = asyncio.get_running_loop().call_later(timeout, self._time_out)
@@ -85,15 +89,31 @@ class BackgroundCommand:
         return not self.run.finished.done()
 
     def _time_out(self) -> None:
-        if self.run.running:
+        if self.run.running and not self.stopped:
             self.timed_out = True
             self.group.terminate()
+
+    def _on_stdout(self, data: bytes) -> None:
+        self._tell("stdout", self.stdout.feed(data))
+
+    def _on_stderr(self, data: bytes) -> None:
+        self._tell("stderr", self.stderr.feed(data))
+
+    def _tell(self, stream: str, text: str) -> None:
+        if text:
+            for listener in self._listeners:
+                listener(stream, text)
+
+    def listen(self, listener: Callable[[str, str], None]) -> Callable[[], None]:
+        """Call ``listener(stream, text)`` with the output from now on; returns how to stop."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
 
     def _on_finished(self, _: object) -> None:
         if self._deadline is not None:
             self._deadline.cancel()
-        self.stdout.finish()
-        self.stderr.finish()
+        self._tell("stdout", self.stdout.finish())
+        self._tell("stderr", self.stderr.finish())
         self.group.alive()  # notes an empty group now, before its id can be reused
 
     # Endable: how a closing session ends the task.
@@ -112,7 +132,9 @@ class BackgroundCommand:
             text = "status: running\n"
         else:
             status = "completed"
-            if self.timed_out:
+            if self.stopped:
+                status += " (stopped)"
+            elif self.timed_out:
                 status += " (killed by background task timeout)"
             assert self.run.returncode is not None
             text = f"status: {status}\nexit_code: {exit_status(self.run.returncode)}\n"
@@ -136,6 +158,8 @@ class TaskTable:
         # Ids of background commands that finished and expired unread, oldest first.
         self._expired: dict[str, None] = {}
         self._closed = False
+        # Resolved when the table closes, so that waits for a task end with the session.
+        self._closing: list[asyncio.Future[None]] = []
 
     def __len__(self) -> int:
         """Entries in the table: background commands and tracked process groups."""
@@ -163,6 +187,10 @@ class TaskTable:
             self._closed = True
             entries = list(self._entries.values())
             self._entries.clear()
+            closing, self._closing = self._closing, []
+        for future in closing:
+            with contextlib.suppress(RuntimeError):  # its loop is gone: nobody waits
+                future.get_loop().call_soon_threadsafe(_resolve, future)
         for entry in entries:
             entry.terminate()
         return entries
@@ -251,23 +279,28 @@ class TaskTable:
                 with contextlib.suppress(BorisError):
                     self.track_group(old.group)
 
+    def _lookup(self, task_id: str) -> BackgroundCommand:
+        """The background command ``task_id`` (called with the lock held)."""
+        task = self._entries.get(task_id)
+        if isinstance(task, BackgroundCommand):
+            return task
+        if task_id in self._expired:
+            raise BorisError(
+                Code.BASH_TASK_NOT_FOUND,
+                f"background task {task_id!r} expired: a session keeps only the "
+                f"{UNREAD_LIMIT} newest finished tasks that have not been read; read a "
+                "task's output soon after it finishes",
+            )
+        raise BorisError(
+            Code.BASH_TASK_NOT_FOUND,
+            f"no background task {task_id!r} in this session; a finished task's "
+            "output can be read only once",
+        )
+
     def read(self, task_id: str) -> str:
         """task_output: the task's report; a finished task is forgotten once reported."""
         with self._lock:
-            task = self._entries.get(task_id)
-            if not isinstance(task, BackgroundCommand) and task_id in self._expired:
-                raise BorisError(
-                    Code.BASH_TASK_NOT_FOUND,
-                    f"background task {task_id!r} expired: a session keeps only the "
-                    f"{UNREAD_LIMIT} newest finished tasks that have not been read; read a "
-                    "task's output soon after it finishes",
-                )
-            if not isinstance(task, BackgroundCommand):
-                raise BorisError(
-                    Code.BASH_TASK_NOT_FOUND,
-                    f"no background task {task_id!r} in this session; a finished task's "
-                    "output can be read only once",
-                )
+            task = self._lookup(task_id)
             if not task.running:
                 del self._entries[task_id]
         report = task.report()
@@ -275,3 +308,95 @@ class TaskTable:
             # The command finished but left processes behind: the session still ends them.
             self.track_group(task.group)
         return report
+
+    async def wait(
+        self,
+        task_id: str,
+        timeout: float,  # noqa: ASYNC109 - the tool's wait, handed on to asyncio.wait
+        progress: Send | None = None,
+    ) -> str:
+        """task_output with ``block``: the report once the task has finished, or after
+        ``timeout`` seconds (then the running report).
+
+        ``progress``, when given, is sent each new output line while waiting. A
+        cancelled wait, or the table closing, ends the wait and leaves the task alone.
+        """
+        loop = asyncio.get_running_loop()
+        closing: asyncio.Future[None] = loop.create_future()
+        with self._lock:
+            task = self._lookup(task_id)
+            if task.running:
+                self._closing.append(closing)
+        if not task.running:
+            return self.read(task_id)
+        sender = ProgressSender(progress) if progress is not None else None
+        stop_listening = _listen_lines(task, sender) if sender is not None else None
+        try:
+            await asyncio.wait(
+                (task.run.finished, closing), timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+        except BaseException:
+            if sender is not None:
+                sender.cancel()
+            raise
+        finally:
+            if stop_listening is not None:
+                stop_listening()
+            with self._lock, contextlib.suppress(ValueError):
+                self._closing.remove(closing)
+        if sender is not None:
+            await sender.close()
+        if closing.done():
+            raise BorisError(
+                Code.BASH_TASK_NOT_FOUND,
+                f"the session ended while waiting for background task {task_id!r}; "
+                "its tasks were stopped",
+            )
+        return self.read(task_id)
+
+    async def stop(self, task_id: str) -> str:
+        """task_stop: end a running task's process group (SIGTERM, SIGKILL ``KILL_GRACE``
+        later), wait until it has ended, and report it as finished; a finished task
+        is reported as task_output would. The task is forgotten either way."""
+        with self._lock:
+            task = self._lookup(task_id)
+            if task.running:
+                task.stopped = True
+        if task.stopped:
+            task.terminate()
+            # Shielded: a cancelled call still leaves the task stopping (the kill timer
+            # runs on its own), and the shared future must not be cancelled.
+            await asyncio.shield(task.run.finished)
+            # The shell has gone; what it left in its group gets the same treatment.
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + KILL_GRACE + 1
+            while task.alive() and loop.time() < deadline:  # noqa: ASYNC110 - no event to await
+                await asyncio.sleep(0.02)
+        with self._lock:
+            if self._entries.get(task_id) is task:
+                del self._entries[task_id]
+        report = task.report()
+        if task.alive():
+            with contextlib.suppress(BorisError):
+                self.track_group(task.group)
+        return report
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+def _listen_lines(task: BackgroundCommand, sender: ProgressSender) -> Callable[[], None]:
+    """Send the task's new output lines, per stream, through ``sender``; returns how to stop
+    (a last unterminated line is sent when the task has finished)."""
+    splitters = {"stdout": LineSplitter(sender.add), "stderr": LineSplitter(sender.add)}
+    stop = task.listen(lambda stream, text: splitters[stream].feed(text))
+
+    def done() -> None:
+        stop()
+        if not task.running:
+            for splitter in splitters.values():
+                splitter.finish()
+
+    return done

@@ -10,10 +10,15 @@ texts that depend on the settings, what ``boris.app.describe`` makes of them.
 from __future__ import annotations
 
 import base64
+from typing import TYPE_CHECKING
 
 from mcp_types import ImageContent, ToolAnnotations
 
 from boris.files.viewing import Image
+from boris.shell.progress import Send
+
+if TYPE_CHECKING:
+    from fastmcp import Context
 
 
 def read_only(title: str) -> ToolAnnotations:
@@ -41,3 +46,15 @@ def as_content(result: str | Image) -> str | ImageContent:
         encoded = base64.b64encode(result.data).decode("ascii")
         return ImageContent(type="image", data=encoded, mime_type=result.mime_type)
     return result
+
+
+def progress_of(ctx: Context) -> Send | None:
+    """How to send output lines as progress: None unless the client gave a progress token."""
+    request = ctx.request_context
+    if request is None or not request.meta or request.meta.get("progressToken") is None:
+        return None
+
+    async def send(count: int, line: str) -> None:
+        await ctx.report_progress(progress=count, total=None, message=line)
+
+    return send

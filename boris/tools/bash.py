@@ -13,9 +13,8 @@ from pydantic.json_schema import SkipJsonSchema
 
 from boris.session import Session, current_session
 from boris.shell import command as commands
-from boris.shell.progress import Send
 from boris.text import LIMIT
-from boris.tools import destructive
+from boris.tools import destructive, progress_of
 
 if TYPE_CHECKING:
     from fastmcp import Context
@@ -88,19 +87,9 @@ async def bash(
         timeout_s = float(settings.background_task_timeout)
         return commands.start_background(session.shell, command, session.tasks, timeout_s)
     timeout_ms = commands.effective_timeout(timeout, settings.timeout_ms)
-    finished = await commands.run(session.shell, command, session.tasks, timeout_ms, _progress(ctx))
+    finished = await commands.run(
+        session.shell, command, session.tasks, timeout_ms, progress_of(ctx)
+    )
     if finished.cwd is not None:
         session.cwd = finished.cwd
     return finished.text
-
-
-def _progress(ctx: Context) -> Send | None:
-    """How to send output lines as progress: None unless the client gave a progress token."""
-    request = ctx.request_context
-    if request is None or not request.meta or request.meta.get("progressToken") is None:
-        return None
-
-    async def send(count: int, line: str) -> None:
-        await ctx.report_progress(progress=count, total=None, message=line)
-
-    return send

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-from fastmcp.dependencies import Depends
+from fastmcp.dependencies import CurrentContext, Depends
 from fastmcp.tools import tool
 from pydantic import Field
 
 from boris.session import Session, current_session
+from boris.shell.command import MAX_TIMEOUT_MS
 from boris.shell.tasks import UNREAD_LIMIT
 from boris.text import LIMIT
-from boris.tools import read_only
+from boris.tools import progress_of, read_only
+
+if TYPE_CHECKING:
+    from fastmcp import Context
+
+#: How long a blocking read waits by default, in milliseconds.
+DEFAULT_WAIT_MS = 30_000
 
 # Which text clients read depends on the mode: boris.app.describe picks it.
 DESCRIPTION = f"""\
@@ -21,7 +28,11 @@ While the command runs: `status: running`, then its stderr and stdout so far. On
 it has finished: `status: completed`, its exit code, stderr and stdout; a finished \
 task is then forgotten, so its output can be read only once. Each stream shows its \
 first {LIMIT} characters. A session keeps the {UNREAD_LIMIT} most recently finished tasks \
-that have not been read; older ones expire."""
+that have not been read; older ones expire.
+
+To wait instead of polling, set block to true: the call returns as soon as the task \
+finishes, or after timeout ms (default {DEFAULT_WAIT_MS}, at most {MAX_TIMEOUT_MS}) with \
+`status: running`. Stop a task with task_stop."""
 
 COMPAT_DESCRIPTION = f"""\
 Retrieves output from a background bash command, given the task_id that bash \
@@ -31,7 +42,11 @@ returned when it was started with run_in_background.
 command is still running.
 - Returns `status: completed` with the exit code, stdout and stderr once it has \
 finished; the task is then removed, so read a finished task only once.
-- Output over {LIMIT} characters per stream is truncated."""
+- Output over {LIMIT} characters per stream is truncated.
+- Set block to true to wait for the command to finish instead of polling: the call \
+returns when it finishes, or after timeout milliseconds (default {DEFAULT_WAIT_MS}, max \
+{MAX_TIMEOUT_MS}) with `status: running`.
+- Use task_stop to end a background command."""
 
 
 # Async on purpose: the task's output is written by the event loop, so it is read there too.
@@ -40,6 +55,21 @@ async def task_output(
     task_id: Annotated[
         str, Field(description="The task_id that bash returned for a background command.")
     ],
+    block: Annotated[
+        bool,
+        Field(description="Wait until the task finishes (or timeout passes) before answering."),
+    ] = False,
+    timeout: Annotated[  # noqa: ASYNC109 - the tool's own parameter, in ms
+        int,
+        Field(
+            ge=1,
+            le=MAX_TIMEOUT_MS,
+            description=f"With block: the longest wait in milliseconds (max {MAX_TIMEOUT_MS}).",
+        ),
+    ] = DEFAULT_WAIT_MS,
     session: Session = Depends(current_session),
+    ctx: Context = CurrentContext(),
 ) -> str:
-    return session.tasks.read(task_id)
+    if not block:
+        return session.tasks.read(task_id)
+    return await session.tasks.wait(task_id, timeout / 1000, progress_of(ctx))

@@ -151,8 +151,10 @@ async def test_stdio(pyz: Path, run_dir: tuple[Path, dict[str, str]]) -> None:
         assert names == [
             "bash",
             "task_output",
+            "task_stop",
             "view",
             "str_replace",
+            "multi_edit",
             "create_file",
             "grep",
             "glob",
@@ -169,7 +171,7 @@ async def test_http(pyz: Path, run_dir: tuple[Path, dict[str, str]]) -> None:
             result = client.initialize_result
             assert result is not None
             assert result.instructions == f"Working directory: {os.path.realpath(workdir)}"
-            assert len(await client.list_tools()) == 7
+            assert len(await client.list_tools()) == 9
         assert "FastMCP" not in server.stderr()  # no banner
 
 

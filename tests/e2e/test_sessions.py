@@ -7,12 +7,15 @@ and the processes those leave behind, which must be gone once their session ends
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
 import signal
 import subprocess
+import threading
 import time
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -110,10 +113,11 @@ async def test_two_http_sessions_are_isolated(server: HttpServer, tmp_path: Path
         assert mine != theirs
         # Another session's task id is unknown here, in both directions.
         for client, task_id in ((second, mine), (first, theirs)):
-            assert error_text(await call(client, "task_output", task_id=task_id)) == (
-                f"[BASH_TASK_NOT_FOUND] no background task {task_id!r} in this session; "
-                "a finished task's output can be read only once"
-            )
+            for tool in ("task_output", "task_stop"):
+                assert error_text(await call(client, tool, task_id=task_id)) == (
+                    f"[BASH_TASK_NOT_FOUND] no background task {task_id!r} in this session; "
+                    "a finished task's output can be read only once"
+                )
         pids = []
         for client, task_id in ((first, mine), (second, theirs)):
             text = ok_text(await call(client, "task_output", task_id=task_id))
@@ -220,6 +224,56 @@ async def test_delete_during_a_call_kills_the_command(server: HttpServer, tmp_pa
         assert session.delete() == 200
     pids = pids_in(pid_file.read_text())
     assert await wait_gone(pids) == []
+
+
+async def test_delete_ends_a_blocking_task_output(server: HttpServer, tmp_path: Path) -> None:
+    """A session's end stops a task_output that waits for one of its tasks: the request
+    does not stay open for its ten-minute timeout."""
+    session = RawSession(server.url)
+    text = session.text("bash", command=TICKING, run_in_background=True)
+    match = STARTED.fullmatch(text)
+    assert match, text
+    waiting = threading.Event()
+    events: list[str] = []
+
+    def long_wait() -> None:
+        # Read the SSE reply line by line: a progress event shows the wait is under way.
+        url = urllib.parse.urlsplit(server.url)
+        connection = http.client.HTTPConnection(url.netloc, timeout=60)
+        body = {
+            "jsonrpc": "2.0",
+            "id": 60,
+            "method": "tools/call",
+            "params": {
+                "name": "task_output",
+                "arguments": {"task_id": match.group(1), "block": True, "timeout": 600000},
+                "_meta": {"progressToken": "wait"},
+            },
+        }
+        connection.request("POST", url.path, json.dumps(body), session.headers)
+        response = connection.getresponse()
+        deadline = time.monotonic() + 30
+        for line in response:
+            events.append(line.decode())
+            if b"notifications/progress" in line:
+                waiting.set()
+            if time.monotonic() > deadline:
+                events.append("still waiting after 30 s")
+                break
+        connection.close()
+
+    with anyio.fail_after(60):  # the wait was for ten minutes: this catches it holding on
+        async with anyio.create_task_group() as group:
+            group.start_soon(anyio.to_thread.run_sync, long_wait)
+            assert await anyio.to_thread.run_sync(waiting.wait, 30), events
+            assert session.delete() == 200
+    assert "still waiting after 30 s" not in events
+    # The reply ended without a result for the wait.
+    assert not any('"id":60' in line and '"result"' in line for line in events), events
+
+
+# A background task that prints a line every 50 ms.
+TICKING = "while :; do echo tick; sleep 0.05; done"
 
 
 async def test_idle_session_is_closed_and_its_processes_end(tmp_path: Path) -> None:

@@ -56,19 +56,22 @@ def run_boris(*args: str, env: dict[str, str] | None = None) -> subprocess.Compl
             ["--disable-tools", "nonexistent"],
             None,
             "unknown tool name 'nonexistent' in --disable-tools; valid names in the default "
-            "mode: bash, task_output, view, str_replace, create_file, grep, glob",
+            "mode: bash, task_output, task_stop, view, str_replace, multi_edit, create_file, grep, "
+            "glob",
         ),
         (
             ["--disable-tools", "str_replace_editor"],
             None,
             "unknown tool name 'str_replace_editor' in --disable-tools; valid names in the "
-            "default mode: bash, task_output, view, str_replace, create_file, grep, glob",
+            "default mode: bash, task_output, task_stop, view, str_replace, multi_edit, "
+            "create_file, grep, glob",
         ),
         (
             ["--anthropic-compat", "--disable-tools", "nope"],
             None,
             "unknown tool name 'nope' in --disable-tools; valid names with --anthropic-compat: "
-            "bash, task_output, str_replace_editor, grep, glob, view, str_replace, create_file",
+            "bash, task_output, task_stop, str_replace_editor, grep, glob, view, str_replace, "
+            "create_file, multi_edit",
         ),
         (
             ["--max-file-size", "10XB"],

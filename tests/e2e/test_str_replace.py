@@ -79,6 +79,35 @@ async def test_not_found_memory_stays_proportional_to_the_file(root: Path) -> No
     assert (peak - before) * 1024 < 4 * len(content), (before, peak)
 
 
+@pytest.mark.parametrize("tool", ["str_replace", "multi_edit"])
+async def test_replace_all_growth_is_refused_before_it_is_built(root: Path, tool: str) -> None:
+    """A replace_all whose result would pass --max-file-size is refused from the count of
+    occurrences: 20,000 one-byte matches each replaced by 50,000 bytes (a 1 GB result)
+    raise the server's peak memory by less than 10 MB."""
+    work = root / f"growth_{tool}"
+    work.mkdir()
+    (work / "big.txt").write_bytes(b"a" * 20_000)
+    edit = {"old_str": "a", "new_str": "b" * 50_000, "replace_all": True}
+    arguments = (
+        {"path": "big.txt", **edit}
+        if tool == "str_replace"
+        else {"path": "big.txt", "edits": [edit]}
+    )
+    async with stdio_client(workdir=work) as client:
+        pid = child_pid(str(work))
+        await client.call_tool("view", {"path": "big.txt"})
+        before = peak_start(pid)
+        result = await client.call_tool(tool, arguments, raise_on_error=False)
+        peak = memory_kib(pid, "VmHWM")
+    prefix = "" if tool == "str_replace" else "edit 1 of 1: "
+    assert error_text(result) == (
+        f"[FILE_TOO_LARGE] {prefix}the edited file would be 953.7 MB (1000000000 bytes), over "
+        "the 10.0 MB limit set by --max-file-size"
+    )
+    assert (work / "big.txt").read_bytes() == b"a" * 20_000
+    assert (peak - before) * 1024 < 10 * 1024 * 1024, (before, peak)
+
+
 # --- lone surrogates -------------------------------------------------------------------------
 
 # JSON can spell a lone UTF-16 surrogate ("\ud800"), which is not Unicode text and has

@@ -18,8 +18,19 @@ import pytest
 from tests.inprocess import app_client
 
 SNAPSHOTS = Path(__file__).parent.parent / "snapshots"
-DEFAULT = ["bash", "task_output", "view", "str_replace", "create_file", "grep", "glob"]
-COMPAT = ["bash", "task_output", "str_replace_editor", "grep", "glob"]
+DEFAULT = [
+    "bash",
+    "task_output",
+    "task_stop",
+    "view",
+    "str_replace",
+    "multi_edit",
+    "create_file",
+    "grep",
+    "glob",
+]
+COMPAT = ["bash", "task_output", "task_stop", "str_replace_editor", "grep", "glob"]
+FILE_TOOLS = ["view", "str_replace", "multi_edit", "create_file", "grep", "glob"]
 
 pytestmark = pytest.mark.anyio
 
@@ -28,30 +39,40 @@ pytestmark = pytest.mark.anyio
     ("flags", "expected"),
     [
         ([], DEFAULT),
-        (["--disable-tools", "bash"], ["view", "str_replace", "create_file", "grep", "glob"]),
-        (
-            ["--disable-tools", "task_output"],
-            ["view", "str_replace", "create_file", "grep", "glob"],
-        ),
+        # bash, task_output and task_stop live and die together.
+        (["--disable-tools", "bash"], FILE_TOOLS),
+        (["--disable-tools", "task_output"], FILE_TOOLS),
+        # task_stop and multi_edit can go alone.
+        (["--disable-tools", "task_stop"], [t for t in DEFAULT if t != "task_stop"]),
+        (["--disable-tools", "multi_edit"], [t for t in DEFAULT if t != "multi_edit"]),
         (
             ["--disable-tools", "bash", "--disable-tools", "create_file"],
-            ["view", "str_replace", "grep", "glob"],
+            ["view", "str_replace", "multi_edit", "grep", "glob"],
         ),
-        (["--disable-tools", "grep", "--disable-tools", "glob"], DEFAULT[:5]),
+        (["--disable-tools", "grep", "--disable-tools", "glob"], DEFAULT[:7]),
         (["--anthropic-compat"], COMPAT),
         (
             ["--anthropic-compat", "--disable-tools", "view"],
-            ["bash", "task_output", "grep", "glob"],
+            ["bash", "task_output", "task_stop", "grep", "glob"],
         ),
         (
             ["--anthropic-compat", "--disable-tools", "create_file"],
-            ["bash", "task_output", "grep", "glob"],
+            ["bash", "task_output", "task_stop", "grep", "glob"],
         ),
         (
             ["--anthropic-compat", "--disable-tools", "str_replace_editor"],
-            ["bash", "task_output", "grep", "glob"],
+            ["bash", "task_output", "task_stop", "grep", "glob"],
         ),
         (["--anthropic-compat", "--disable-tools", "bash"], ["str_replace_editor", "grep", "glob"]),
+        (
+            ["--anthropic-compat", "--disable-tools", "task_output"],
+            ["str_replace_editor", "grep", "glob"],
+        ),
+        (
+            ["--anthropic-compat", "--disable-tools", "task_stop"],
+            ["bash", "task_output", "str_replace_editor", "grep", "glob"],
+        ),
+        (["--anthropic-compat", "--disable-tools", "multi_edit"], COMPAT),
     ],
 )
 async def test_tools_served_per_flags(
@@ -65,7 +86,7 @@ async def test_disable_tools_from_env(tmp_path: Path) -> None:
     env = {"BORIS_DISABLE_TOOLS": "bash,grep"}
     async with app_client(workdir=tmp_path, env=env) as client:
         names = [t.name for t in await client.list_tools()]
-    assert names == ["view", "str_replace", "create_file", "glob"]
+    assert names == ["view", "str_replace", "multi_edit", "create_file", "glob"]
 
 
 def _wire(tool: Any) -> dict[str, Any]:

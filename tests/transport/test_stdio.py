@@ -80,7 +80,7 @@ def test_a_longer_line_is_refused_and_the_server_keeps_serving(small: RawStdio) 
     small.send(line)
     assert small.receive() == error(TOO_LARGE)
     assert small.silent()  # the refused line's request is not run
-    assert tools_list(small, 12) == 7
+    assert tools_list(small, 12) == 9
 
 
 def test_a_huge_line_is_discarded_in_bounded_memory(tmp_path: Path) -> None:
@@ -97,7 +97,7 @@ def test_a_huge_line_is_discarded_in_bounded_memory(tmp_path: Path) -> None:
         server.stdin.write(b"\n")
         server.stdin.flush()
         assert server.receive() == error(TOO_LARGE)
-        assert tools_list(server, 21) == 7
+        assert tools_list(server, 21) == 9
         growth = (memory_kib(pid, "VmHWM") - before) * 1024
     assert growth < 3 * SMALL_MESSAGE_LIMIT, growth
 
@@ -142,7 +142,7 @@ def test_a_request_with_an_invalid_id_is_answered(small: RawStdio, bad_id: str) 
     # invalid request (answered with id null), not a notification to ignore.
     small.send(b'{"jsonrpc": "2.0", "id": ' + bad_id.encode() + b', "method": "tools/list"}')
     assert small.receive() == error(BAD_ID)
-    assert tools_list(small, 40) == 7
+    assert tools_list(small, 40) == 9
 
 
 @pytest.mark.parametrize(
@@ -176,7 +176,7 @@ def test_a_lone_surrogate_in_an_argument_is_invalid_input(
         "content": [{"type": "text", "text": f"[INVALID_INPUT] {parameter}: {LONE_SURROGATE}"}],
         "isError": True,
     }
-    assert tools_list(small, 51) == 7
+    assert tools_list(small, 51) == 9
 
 
 DEEP = b"[" * 100_000 + b"]" * 100_000
@@ -212,13 +212,13 @@ DEEP = b"[" * 100_000 + b"]" * 100_000
 def test_unparsable_lines_get_a_parse_error(small: RawStdio, line: bytes, message: str) -> None:
     small.send(line)
     assert small.receive() == error({"code": -32700, "message": message})
-    assert tools_list(small, 60) == 7
+    assert tools_list(small, 60) == 9
 
 
 def test_a_huge_malformed_line_is_refused_by_its_size(small: RawStdio) -> None:
     small.send(b"{" * 5_000_000 + b"\xff")
     assert small.receive() == error(TOO_LARGE)
-    assert tools_list(small, 61) == 7
+    assert tools_list(small, 61) == 9
 
 
 def test_a_batch_is_refused(small: RawStdio) -> None:
@@ -226,7 +226,7 @@ def test_a_batch_is_refused(small: RawStdio) -> None:
     assert small.receive() == error(
         {"code": -32600, "message": "Invalid Request: batches are not supported"}
     )
-    assert tools_list(small, 71) == 7
+    assert tools_list(small, 71) == 9
 
 
 def test_a_clients_own_responses_are_not_answered(small: RawStdio) -> None:
@@ -234,13 +234,13 @@ def test_a_clients_own_responses_are_not_answered(small: RawStdio) -> None:
     # for no pending request are taken in silently, not echoed or refused.
     small.send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "x"}})
     small.send({"jsonrpc": "2.0", "id": 999, "result": {}})
-    assert tools_list(small, 75) == 7  # the first thing written is this reply
+    assert tools_list(small, 75) == 9  # the first thing written is this reply
 
 
 def test_unknown_notifications_are_ignored(small: RawStdio) -> None:
     small.send({"jsonrpc": "2.0", "method": "notifications/no-such-thing"})
     small.send({"jsonrpc": "2.0", "method": "no/such/method", "params": {"x": 1}})
-    assert tools_list(small, 80) == 7  # the first thing written is this reply
+    assert tools_list(small, 80) == 9  # the first thing written is this reply
 
 
 def test_a_message_split_across_writes_and_several_in_one_write(small: RawStdio) -> None:
@@ -287,7 +287,7 @@ def test_grep_content_with_an_undecodable_file_name(tmp_path: Path) -> None:
             "content": [{"type": "text", "text": "bad\ufffd.txt:1:foo"}],
             "isError": False,
         }
-        assert tools_list(server, 3) == 7
+        assert tools_list(server, 3) == 9
 
 
 def test_a_reply_that_cannot_be_encoded_becomes_an_error_reply(small: RawStdio) -> None:
@@ -297,13 +297,13 @@ def test_a_reply_that_cannot_be_encoded_becomes_an_error_reply(small: RawStdio) 
     assert small.receive() == error(
         {"code": -32603, "message": "Internal error: the reply could not be encoded as JSON"}, 110
     )
-    assert tools_list(small, 111) == 7
+    assert tools_list(small, 111) == 9
 
 
 def test_a_reply_is_written_while_a_huge_line_is_still_arriving(small: RawStdio) -> None:
     # Refusing a long line does not wait for its end: the client may be blocked writing it.
     small.send({"jsonrpc": "2.0", "id": 100, "method": "tools/list"})
-    assert len(small.reply(100)["result"]["tools"]) == 7
+    assert len(small.reply(100)["result"]["tools"]) == 9
     done = threading.Event()
 
     def write_forever() -> None:
@@ -320,4 +320,4 @@ def test_a_reply_is_written_while_a_huge_line_is_still_arriving(small: RawStdio)
     writer.join(timeout=60)
     assert done.is_set()
     small.send(b"")  # end the long line
-    assert tools_list(small, 101) == 7
+    assert tools_list(small, 101) == 9
