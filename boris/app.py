@@ -71,6 +71,45 @@ _VIEW_FIRST = {
 }
 
 
+class _SessionState:
+    """fastmcp's per-session state (``Context.set_state``, per-session visibility
+    rules), kept in a dict.
+
+    fastmcp keeps it in a py-key-value store, loaded when first used, and looks a
+    session's visibility rules up there on every tools/list and tools/call: the first
+    tools/list would load that package (with beartype), a fifth of the server's
+    start-up CPU, and each call would pay for its checked, validated lookups. Boris
+    sets no session state; the lookups find nothing here without either cost. Values
+    are kept without expiry: nothing in Boris puts any.
+    """
+
+    def __init__(self) -> None:
+        self._values: dict[tuple[str | None, str], Any] = {}
+
+    async def get(self, key: str, *, collection: str | None = None) -> Any:
+        return self._values.get((collection, key))
+
+    async def put(
+        self, key: str, value: Any, *, collection: str | None = None, ttl: float | None = None
+    ) -> None:
+        self._values[(collection, key)] = value
+
+    async def delete(self, key: str, *, collection: str | None = None) -> bool:
+        return self._values.pop((collection, key), None) is not None
+
+
+class _BorisMCP(FastMCP[Any]):
+    """FastMCP with its session state in a dict (see :class:`_SessionState`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._session_state = _SessionState()
+
+    @property
+    def _state_store(self) -> Any:  # fastmcp's type: its py-key-value adapter
+        return self._session_state
+
+
 def build_app(settings: Settings, shell: str | None = None) -> FastMCP[Any]:
     """The MCP app for these settings, serving the tools they leave enabled."""
     runtime = Runtime(
@@ -89,7 +128,7 @@ def build_app(settings: Settings, shell: str | None = None) -> FastMCP[Any]:
             with anyio.CancelScope(shield=True):
                 await sessions.close_all()
 
-    mcp: FastMCP[Any] = FastMCP(
+    mcp: FastMCP[Any] = _BorisMCP(
         "boris",
         instructions=instructions(settings),
         version=__version__,

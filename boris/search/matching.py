@@ -350,8 +350,19 @@ def read_text_file(path: str, max_size: int) -> bytes | None:
     """The text of a regular file of at most ``max_size`` bytes, as the bytes grep
     searches (see :func:`as_text`); None for a file grep skips (binary, too large,
     empty, not a regular file, unreadable)."""
-    read = _read_file(path, max_size)
-    return None if read is None or is_binary(read[0]) else read[0]
+    try:
+        fd = os.open(path, OPEN_FLAGS)
+    except OSError:
+        return None
+    try:
+        data = _read_text(fd, max_size)
+        if data is None or is_binary(data) or not _is_regular(fd):
+            return None
+        return data
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def is_binary(text: bytes) -> bool:
@@ -360,40 +371,39 @@ def is_binary(text: bytes) -> bool:
     return text.find(b"\0") >= 0
 
 
-def _read_file(path: str, max_size: int) -> tuple[bytes, int] | None:
-    """A regular file's text as :func:`as_text` gives it, and its mtime (ns); None for
-    a file grep skips, though a binary file may still be returned: the caller tests
+def _read_text(fd: int, max_size: int) -> bytes | None:
+    """The text of the open file ``fd`` as :func:`as_text` gives it; None for a file
+    grep skips, though a binary file may still be returned: the caller tests
     :func:`is_binary` (only once the text matches, which most do not).
 
-    The type is checked on the open descriptor, so a FIFO or a device that took a
-    file's place is never read. Most files take one read; a longer one a second,
-    unless its first part shows a NUL.
+    Most files take one read and no other system call: a read shorter than asked is
+    the end of a regular file, and asking one byte more than ``max_size`` shows a
+    file that is too large. A longer file is looked at on its descriptor (its type
+    and size) before the rest of it is read, unless its first part shows a NUL. The
+    type of a short file is checked by the caller once it has a result
+    (:func:`_is_regular`): a FIFO or a device that took a file's place gives at most
+    one non-blocking read and never a result.
     """
-    try:
-        fd = os.open(path, OPEN_FLAGS)
-    except OSError:
+    data = os.read(fd, min(_FIRST_READ, max_size + 1))
+    if not data or len(data) > max_size:
         return None
-    try:
+    bom = data[0] in _BOM_FIRST_BYTES
+    # A NUL in the first part is binary (UTF-16 text is full of them): no more
+    # of it is read. One further on is found once the text matches.
+    if data.find(b"\0") >= 0 and not (bom and data.startswith((UTF16_LE_BOM, UTF16_BE_BOM))):
+        return None
+    if len(data) == _FIRST_READ:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > max_size:
             return None
-        data = os.read(fd, _FIRST_READ)
-        if not data:
-            return None
-        bom = data[0] in _BOM_FIRST_BYTES
-        # A NUL in the first part is binary (UTF-16 text is full of them): no more
-        # of it is read. One further on is found once the text matches.
-        if data.find(b"\0") >= 0 and not (bom and data.startswith((UTF16_LE_BOM, UTF16_BE_BOM))):
-            return None
-        if len(data) == _FIRST_READ:
-            data = _read_rest(fd, data, info.st_size)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+        data = _read_rest(fd, data, info.st_size)
     if bom:
         data = as_text(data)
-    return (data, info.st_mtime_ns) if data else None
+    return data or None
+
+
+def _is_regular(fd: int) -> bool:
+    return stat.S_ISREG(os.fstat(fd).st_mode)
 
 
 #: The first bytes of the byte order marks: only files starting with one of them
@@ -470,22 +480,35 @@ Result = int | list[str] | None
 
 def search_file(task: FileTask, matcher: Matcher, label: str, path: str) -> Result:
     """Read and search one file; ``label`` is how content lines name it."""
-    read = _read_file(path, task.max_size)
-    if read is None:
+    try:
+        fd = os.open(path, OPEN_FLAGS)
+    except OSError:
         return None
-    data, mtime = read
-    data = matcher.prepare(data)
-    mode = task.output_mode
-    # A binary file is told only once it matches: most files do not, and are then
-    # spared a scan for a NUL.
-    result: Result
-    if mode == "count":
-        result = matcher.count(data) or None
-    elif mode == "content":
-        result = render_file(label, data, matcher, task) or None
-    else:
-        result = mtime if matcher.matches(data) else None
-    return None if result is None or is_binary(data) else result
+    try:
+        data = _read_text(fd, task.max_size)
+        if data is None:
+            return None
+        data = matcher.prepare(data)
+        mode = task.output_mode
+        # A binary file is told only once it matches: most files do not, and are then
+        # spared a scan for a NUL; the same goes for the descriptor's type and mtime.
+        result: Result
+        if mode == "count":
+            result = matcher.count(data) or None
+        elif mode == "content":
+            result = render_file(label, data, matcher, task) or None
+        else:
+            result = 0 if matcher.matches(data) else None
+        if result is None or is_binary(data):
+            return None
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        return info.st_mtime_ns if mode == "files_with_matches" else result
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 # --- content lines --------------------------------------------------------------------

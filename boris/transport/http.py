@@ -4,23 +4,32 @@ The guards, outermost first: permissive CORS on every route; on ``/mcp`` the bea
 token or, without one, the origin check; the refusal of the stateless protocol
 revision (sessions need the handshake); a bounded request body, read once and checked
 as a STDIO line is (boris.transport.jsonrpc).
+
+A request that carries no progress token is answered with one ``application/json``
+body; one that does, with an SSE stream that carries its progress notifications
+before the reply (both are answers the streamable HTTP transport allows). The stream
+costs the server a response task and its own send loop per call.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from typing import Any
 from urllib.parse import urlsplit
 
 import anyio
 import mcp_types
 from fastmcp import FastMCP
+from mcp.server.streamable_http import StreamableHTTPServerTransport, check_accept_headers
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.middleware import Middleware as ASGIMiddleware
+from starlette.requests import Request
 
 from boris.settings import Settings
 from boris.transport.jsonrpc import (
@@ -249,6 +258,7 @@ class RequestBodies:
                 reply = {"jsonrpc": "2.0", "id": verdict.id, "result": result}
                 await _send_json(send, 200, reply)
                 return
+        plain = isinstance(verdict, mcp_types.JSONRPCRequest) and _answered_plainly(verdict, scope)
         del verdict
         # The body is handed on once and not kept here: the SDK makes its own copy.
         pending = [{"type": "http.request", "body": body, "more_body": False}]
@@ -257,10 +267,54 @@ class RequestBodies:
         async def replay() -> Message:
             return pending.pop() if pending else await receive()
 
-        await self.app(scope, replay, send)
+        if not plain:
+            await self.app(scope, replay, send)
+            return
+        answer_as_json = _ANSWER_AS_JSON.set(asyncio.current_task())
+        try:
+            await self.app(scope, replay, send)
+        finally:
+            _ANSWER_AS_JSON.reset(answer_as_json)
 
     async def _too_large(self, send: Send) -> None:
         await _send_json(send, 413, _dumped(too_large(self.limit).reply))
+
+
+#: The task handling a request that is answered with one JSON body (see
+#: :class:`_PlainWhenQuiet`), set around the request's way down the ASGI stack. A task
+#: started meanwhile inherits the value but is not that task: the session's own tasks
+#: (started by its opening request) keep the stream's rules.
+_ANSWER_AS_JSON: ContextVar[asyncio.Task[Any] | None] = ContextVar(
+    "boris_answer_as_json", default=None
+)
+
+
+def _answered_plainly(request: mcp_types.JSONRPCRequest, scope: Scope) -> bool:
+    """Whether ``request`` gets a plain JSON answer: it asks for no progress, so only
+    its reply will ever be sent for it (Boris sends no log messages and makes no
+    requests to the client), and its client accepts both answers, as the transport
+    requires of every client (one that does not still gets the SDK's refusal)."""
+    meta = (request.params or {}).get("_meta")
+    if isinstance(meta, dict) and meta.get("progressToken") is not None:
+        return False
+    has_json, has_sse = check_accept_headers(Request(scope))
+    return has_json and has_sse
+
+
+class _PlainWhenQuiet(StreamableHTTPServerTransport):
+    """The SDK's session transport, told per request whether to answer with one JSON
+    body or an SSE stream: its own switch holds for all of a session's requests."""
+
+    @property
+    def is_json_response_enabled(self) -> bool:
+        plain = _ANSWER_AS_JSON.get()
+        return plain is not None and plain is asyncio.current_task()
+
+    @is_json_response_enabled.setter
+    def is_json_response_enabled(self, value: bool) -> None:
+        # Set once by the SDK's constructor from http_app's json_response=False: the
+        # stream is the default, for GET and for requests that want progress.
+        assert not value
 
 
 def _dumped(reply: mcp_types.JSONRPCError) -> dict[str, Any]:
@@ -282,18 +336,20 @@ def http_app(mcp: FastMCP[Any], settings: Settings) -> Any:
             ASGIMiddleware(RequestBodies, limit=limit),
         ],
     )
-    _drop_sdk_body_limit(app)
+    _adapt_session_manager(app)
     return app
 
 
-def _drop_sdk_body_limit(app: Any) -> None:
-    """Leave the body limit to RequestBodies alone.
+def _adapt_session_manager(app: Any) -> None:
+    """Once the SDK's session manager exists (the app has started): leave the body
+    limit to RequestBodies alone, and answer quiet requests plainly.
 
     The MCP SDK caps a request body at 4 MiB (mcp.server.transport_security
     RequestBodyLimitMiddleware, in front of its session manager) and fastmcp passes no
     other limit on; it also copies the body twice. RequestBodies already enforces
-    Boris's limit and reads the body once, so once the session manager exists (the
-    app has started) its limiter is taken out.
+    Boris's limit and reads the body once, so its limiter is taken out. Each new
+    session gets a transport that answers a request without a progress token with one
+    JSON body (:class:`_PlainWhenQuiet`).
     """
     from mcp.server.transport_security import RequestBodyLimitMiddleware
 
@@ -307,9 +363,24 @@ def _drop_sdk_body_limit(app: Any) -> None:
             limiter = manager.asgi_app
             assert isinstance(limiter, RequestBodyLimitMiddleware), limiter
             manager.asgi_app = limiter.app
+            _answer_quiet_requests_plainly(manager)
             yield state
 
     app.router.lifespan_context = lifespan
+
+
+def _answer_quiet_requests_plainly(manager: Any) -> None:
+    """Give each new session of ``manager`` a transport that answers a request without
+    a progress token with one JSON body (see :class:`_PlainWhenQuiet`)."""
+    admit = manager._admit_session
+
+    def admit_plain_when_quiet(*args: Any, **kwargs: Any) -> Any:
+        transport = admit(*args, **kwargs)
+        if isinstance(transport, StreamableHTTPServerTransport):
+            transport.__class__ = _PlainWhenQuiet
+        return transport
+
+    manager._admit_session = admit_plain_when_quiet
 
 
 def _is_loopback_host(host: str) -> bool:

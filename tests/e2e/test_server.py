@@ -10,6 +10,7 @@ import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -160,3 +161,60 @@ def test_stdio_exits_on_signals(raw: RawStdio, signum: int) -> None:
     raw.initialize()
     raw.proc.send_signal(signum)
     assert raw.proc.wait(timeout=5) == 128 + signum
+
+
+#: The server as ``python -m boris`` runs it, reporting at exit (on stderr, after a
+#: marker) which modules of the given top-level packages it had loaded.
+_REPORTING_SERVER = """
+import atexit, json, runpy, sys
+roots = set(sys.argv.pop(1).split(","))
+def report():
+    loaded = sorted(m for m in sys.modules if any(m == r or m.startswith(r + ".") for r in roots))
+    print("LOADED " + json.dumps(loaded), file=sys.stderr)
+atexit.register(report)
+sys.argv[0] = "boris"
+runpy.run_module("boris", run_name="__main__")
+"""
+
+
+def test_serving_leaves_unused_libraries_unloaded(tmp_path: Path) -> None:
+    """A server never loads what serving does not use: the MCP SDK's client side, or
+    the key-value store package fastmcp would keep per-session state in (Boris sets
+    none), not even after a tools/list and a tools/call."""
+    messages = [
+        INITIALIZE,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "bash", "arguments": {"command": "echo hi"}},
+        },
+    ]
+    argv = ["key_value,beartype", "--transport", "stdio", "--workdir", str(tmp_path)]
+    proc = subprocess.Popen(
+        [BORIS[0], "-c", _REPORTING_SERVER, *argv],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=server_env(),
+    )
+    try:
+        assert proc.stdin is not None
+        assert proc.stdout is not None
+        for message in messages:
+            proc.stdin.write(json.dumps(message).encode() + b"\n")
+        proc.stdin.flush()
+        replies: dict[int, Any] = {}
+        while len(replies) < 3:  # each reply is read before stdin closes, which ends it
+            reply = json.loads(proc.stdout.readline())
+            replies[reply["id"]] = reply
+        assert replies[3]["result"]["content"][0]["text"] == "exit_code: 0\n\nstdout:\nhi\n"
+        _, errors = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    (report,) = [line for line in errors.decode().splitlines() if line.startswith("LOADED ")]
+    assert json.loads(report.removeprefix("LOADED ")) == []

@@ -456,3 +456,94 @@ async def test_grep_content_with_an_undecodable_file_name(
         assert result.content[0].text == "bad\ufffd.txt:1:foo"  # type: ignore[union-attr]
         again = await client.call_tool("bash", {"command": "echo ok"})
         assert again.content[0].text == "exit_code: 0\n\nstdout:\nok\n"  # type: ignore[union-attr]
+
+
+def test_a_request_without_a_progress_token_is_answered_as_one_json_body(
+    open_server: HttpServer,
+) -> None:
+    """A request that asks for no progress gets its reply as one application/json
+    body, the initialize request included (README "Using it over HTTP")."""
+    status, headers, body = initialize(open_server)
+    assert (status, headers["content-type"]) == (200, "application/json")
+    assert json.loads(body)["result"]["serverInfo"]["name"] == "boris"
+    session = RawSession(open_server.url)
+    try:
+        call = {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "tools/call",
+            "params": {"name": "bash", "arguments": {"command": "echo a; echo b"}},
+        }
+        status, headers, body = session.post(call)
+        assert (status, headers["content-type"]) == (200, "application/json")
+        assert json.loads(body) == {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "result": {
+                "content": [{"type": "text", "text": "exit_code: 0\n\nstdout:\na\nb\n"}],
+                "isError": False,
+            },
+        }
+    finally:
+        session.delete()
+
+
+def _sse_events(response: http.client.HTTPResponse) -> Iterator[dict[str, object]]:
+    """The JSON messages of an SSE response, each as soon as its event is complete."""
+    data: list[str] = []
+    while line := response.readline():
+        text = line.decode().rstrip("\r\n")
+        if text.startswith("data:"):
+            data.append(text[5:].strip())
+        elif not text and data:
+            yield json.loads("\n".join(data))
+            data = []
+
+
+def test_a_call_with_a_progress_token_streams_its_progress_while_it_runs(
+    open_server: HttpServer, tmp_path: Path
+) -> None:
+    """With a progress token the answer is an SSE stream whose progress notifications
+    arrive while the command still runs, then the reply."""
+    go_on = tmp_path / "go-on"
+    session = RawSession(open_server.url)
+    host, port = open_server.base.removeprefix("http://").rsplit(":", 1)
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    try:
+        command = f"echo first; while [ ! -e {go_on} ]; do sleep 0.01; done; echo second"
+        call = {
+            "jsonrpc": "2.0",
+            "id": 8,
+            "method": "tools/call",
+            "params": {
+                "name": "bash",
+                "arguments": {"command": command},
+                "_meta": {"progressToken": "p"},
+            },
+        }
+        connection.request("POST", "/mcp", json.dumps(call).encode(), session.headers)
+        response = connection.getresponse()
+        assert response.status == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        events = _sse_events(response)
+        first = next(event for event in events if event.get("method"))
+        assert first == {
+            "jsonrpc": "2.0",
+            "method": "notifications/progress",
+            "params": {"progressToken": "p", "progress": 1.0, "message": "first"},
+        }
+        go_on.touch()  # the command was still waiting: its first line came while it ran
+        rest = list(events)
+        assert [event.get("method") for event in rest] == ["notifications/progress", None]
+        assert rest[0]["params"] == {"progressToken": "p", "progress": 2.0, "message": "second"}
+        assert rest[1] == {
+            "jsonrpc": "2.0",
+            "id": 8,
+            "result": {
+                "content": [{"type": "text", "text": "exit_code: 0\n\nstdout:\nfirst\nsecond\n"}],
+                "isError": False,
+            },
+        }
+    finally:
+        connection.close()
+        session.delete()
