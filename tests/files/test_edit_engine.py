@@ -1,0 +1,129 @@
+"""The edit engine on bytes (boris/files/edit.py, boris/files/near_miss.py), called
+directly: where inserted lines go, and the exact messages of a miss or an ambiguity.
+
+The tools' own tests (tests/tools/test_str_replace.py, tests/tools/test_editor.py) show
+the same rules through a client; these pin the corners of each rule at the unit where
+it is decided. Expected bytes and messages are written out literally.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from boris.errors import BorisError
+from boris.files.edit import encode_argument, insert, replace
+
+PATH = "/w/f.txt"
+NOT_FOUND = (
+    f"[STR_REPLACE_NOT_FOUND] old_str was not found in {PATH}. It must match the file "
+    "exactly, whitespace and line breaks included."
+)
+
+
+def miss(data: bytes, old: bytes) -> str:
+    """The message of a str_replace of ``old`` that finds nothing in ``data``."""
+    with pytest.raises(BorisError) as raised:
+        replace(data, old, b"new", False, PATH)
+    return str(raised.value)
+
+
+# --- insert ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "line", "text", "edited", "begin", "end"),
+    [
+        # After an unterminated last line: the line is broken with the file's line
+        # ending, and the file still ends without one, whatever ``text`` ends with.
+        (b"a\nb", 2, b"xyz", b"a\nb\nxyz", 4, 7),
+        (b"a\nb", 2, b"xyz\n", b"a\nb\nxyz", 4, 7),
+        (b"a\nb", 2, b"x\ny\n", b"a\nb\nx\ny", 4, 7),
+        (b"a\nb", 2, b"x\r\n", b"a\nb\nx", 4, 5),
+        (b"a\r\nb", 2, b"x\ny\n", b"a\r\nb\r\nx\r\ny", 6, 10),
+        (b"a\r\nb", 2, b"x\r\ny\r\n", b"a\r\nb\r\nx\r\ny", 6, 10),
+        (b"a", 1, b"", b"a\n", 2, 2),
+        # After a blank line, and between blank lines.
+        (b"a\n\nb\n", 2, b"x", b"a\n\nx\nb\n", 3, 5),
+        (b"\n\n", 1, b"x", b"\nx\n\n", 1, 3),
+        (b"\n\n", 2, b"x\n", b"\n\nx\n", 2, 4),
+        # Before the first line, after a BOM.
+        (b"\xef\xbb\xbfa\n", 0, b"x", b"\xef\xbb\xbfx\na\n", 3, 5),
+    ],
+)
+def test_insert_places_whole_lines(
+    data: bytes, line: int, text: bytes, edited: bytes, begin: int, end: int
+) -> None:
+    """``text`` goes in as whole lines after line ``line``; begin and end frame what was
+    inserted (the snippet is shown around them)."""
+    result = insert(data, line, text, PATH)
+    assert (result.data, result.begin, result.end, result.count) == (edited, begin, end, 1)
+
+
+def test_insert_deep_in_a_file_of_several_blocks() -> None:
+    """Lines past the first 256 KiB block are counted across block boundaries."""
+    data = b"".join(b"%d\n" % n for n in range(1, 200_001))
+    result = insert(data, 150_000, b"here", PATH)
+    before = b"".join(b"%d\n" % n for n in range(1, 150_001))
+    assert result.data == before + b"here\n" + data[len(before) :]
+    assert result.begin == len(before)
+
+
+def test_insert_line_past_the_end() -> None:
+    with pytest.raises(BorisError) as raised:
+        insert(b"a\nb", 3, b"x", PATH)
+    assert str(raised.value) == (
+        f"[INVALID_INPUT] insert_line 3 exceeds total lines 2 in {PATH}; use 0 to 2 "
+        "(0 inserts before the first line)"
+    )
+
+
+# --- arguments ---------------------------------------------------------------------------
+
+
+def test_a_lone_surrogate_is_refused_by_name() -> None:
+    with pytest.raises(BorisError) as raised:
+        encode_argument("new_str", "a\ud800b")
+    assert str(raised.value) == (
+        "[INVALID_INPUT] new_str: contains a lone UTF-16 surrogate, which is not valid Unicode text"
+    )
+    assert encode_argument("old_str", "é") == b"\xc3\xa9"
+
+
+# --- not found: the first lines match, a later one differs ---------------------------------
+
+
+def test_old_str_continuing_past_an_unterminated_last_line() -> None:
+    """old_str's final newline is a line the file does not have."""
+    assert miss(b"a\nb", b"a\nb\n") == (
+        f"{NOT_FOUND}\nLines 1-2 match the first 2 lines of old_str, but old_str continues "
+        "past the end of the file."
+    )
+
+
+def test_the_differing_last_line_is_quoted_without_its_cr() -> None:
+    assert miss(b"first\nsecond\r", b"first\nother") == (
+        f"{NOT_FOUND}\nLine 1 matches the first line of old_str, but line 2 differs (both "
+        'shown as JSON strings):\n  line 2: "second"\n  old_str: "other"'
+    )
+
+
+def test_a_quoted_line_of_exactly_300_characters_is_whole() -> None:
+    """A quote holds up to 300 characters (here 1,200 bytes), and says "(cut)" only when
+    the line had more."""
+    emoji = "\U0001f600"
+    line = (emoji * 300).encode()
+    assert miss(b"first\n" + line + b"\nlast\n", b"first\nzzz") == (
+        f"{NOT_FOUND}\nLine 1 matches the first line of old_str, but line 2 differs (both "
+        f'shown as JSON strings):\n  line 2: "{emoji * 300}"\n  old_str: "zzz"'
+    )
+    assert miss(b"first\n" + line + emoji.encode() + b"\n", b"first\nzzz") == (
+        f"{NOT_FOUND}\nLine 1 matches the first line of old_str, but line 2 differs (both "
+        f'shown as JSON strings):\n  line 2: "{emoji * 300}" (cut)\n  old_str: "zzz"'
+    )
+
+
+def test_bytes_that_are_not_utf8_are_quoted_as_replacement_characters() -> None:
+    assert miss(b"first\ncaf\xe9\n", b"first\nnope") == (
+        f"{NOT_FOUND}\nLine 1 matches the first line of old_str, but line 2 differs (both "
+        'shown as JSON strings):\n  line 2: "caf\ufffd"\n  old_str: "nope"'
+    )
