@@ -15,10 +15,10 @@ killed / (killed + survived). Survivors judged equivalent are listed in EQUIVALE
     .venv/bin/python mutation/run.py --retest edit    # only the last run's survivors
     .venv/bin/python mutation/run.py --resume edit    # go on after an interruption (^C)
 
-``--retest`` runs only the mutants the last run did not kill, against the tests as they
-are now, and merges the verdicts into that run's: tests only added since cannot revive a
-mutant killed before. It needs the modules unchanged since that run (the mutants'
-names are numbered per function); after a change of the code, run the target whole.
+``--retest`` runs only the mutants the last run did not kill, and every mutant of a
+function whose code changed since that run (mutants are numbered per function), against
+the tests as they are now, and merges the verdicts into that run's. It assumes tests
+were only added or made stricter: a mutant killed before stays killed.
 
 ``mutation/work/<target>/mutants/`` keeps each run (``cd`` there and ``mutmut show
 <name>`` prints a mutant's diff).
@@ -27,6 +27,7 @@ names are numbered per function); after a change of the code, run the target who
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import shutil
@@ -125,21 +126,49 @@ def prepare(name: str, target: Target) -> Path:
     return workdir
 
 
+def functions(source: str) -> dict[str, str]:
+    """Each function and method of a module by its name in mutmut's mutant names
+    (``x_name``, ``xǁClassǁname``), with its code (comments and layout left out)."""
+    found = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            found[f"x_{node.name}"] = ast.dump(node)
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                    found[f"xǁ{node.name}ǁ{item.name}"] = ast.dump(item)
+    return found
+
+
+def changed_functions(name: str, target: Target) -> list[str]:
+    """Patterns of the mutants of every function changed since the last run's copy."""
+    patterns = []
+    for module in target.modules:
+        dotted = module.removesuffix(".py").replace("/", ".")
+        before = functions((WORK / name / module).read_text("utf-8"))
+        now = functions((REPO / module).read_text("utf-8"))
+        patterns += [f"{dotted}.{f}__mutmut_*" for f in now if before.get(f) != now[f]]
+    return patterns
+
+
 def run(
     name: str, target: Target, children: int, retest: bool = False, resume: bool = False
 ) -> None:
     previous: dict[str, int | None] = {}
+    selection: list[str] = []
     if retest:
         for module in target.modules:
             previous.update(results(name, module))
         if not previous:
             raise SystemExit(f"{name}: no previous run to retest")
+        selection = changed_functions(name, target)
+        selection += sorted(key for key, code in previous.items() if code not in KILLED)
     workdir = WORK / name if resume else prepare(name, target)
     env = dict(os.environ, HYPOTHESIS_PROFILE="ci")
     mutmut = [sys.executable, "-m", "mutmut", "run", "--max-children", str(children)]
     if retest:
         (workdir / "previous.json").write_text(json.dumps(previous), "utf-8")
-        mutmut += sorted(key for key, code in previous.items() if code not in KILLED)
+        mutmut += selection
     log = workdir / "mutmut.log"
     print(f"== {name}: {' '.join(target.modules)} (output in {log.relative_to(REPO)})", flush=True)
     with log.open("wb") as output:

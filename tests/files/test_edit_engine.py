@@ -127,3 +127,124 @@ def test_bytes_that_are_not_utf8_are_quoted_as_replacement_characters() -> None:
         f"{NOT_FOUND}\nLine 1 matches the first line of old_str, but line 2 differs (both "
         'shown as JSON strings):\n  line 2: "caf\ufffd"\n  old_str: "nope"'
     )
+
+
+def test_insert_of_non_ascii_into_a_file_in_another_encoding() -> None:
+    """The message names the argument the text came from: ``new_str`` unless told."""
+    with pytest.raises(BorisError) as raised:
+        insert(b"caf\xe9\n", 1, "é".encode(), PATH)
+    assert str(raised.value) == (
+        f"[INVALID_INPUT] new_str has non-ASCII characters, but {PATH} is not valid UTF-8 (it "
+        "is in another encoding): written as UTF-8 they would mix two encodings in one file. "
+        "Use ASCII text only, or convert the file to UTF-8 first; the file is unchanged."
+    )
+
+
+# --- ambiguity -----------------------------------------------------------------------------
+
+
+def ambiguity(data: bytes, old: bytes) -> str:
+    with pytest.raises(BorisError) as raised:
+        replace(data, old, b"new", False, PATH)
+    return str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("data", "old", "count", "where"),
+    [
+        # The count is replace_all's (occurrences that do not overlap) ...
+        (b"aaaa", b"aa", 2, "line 1"),
+        (b"aaaaa\n", b"aa", 2, "line 1"),
+        # ... unless overlapping occurrences are all there is.
+        (b"aaa", b"aa", 2, "line 1"),
+        (b"x\naaa\n", b"aa", 2, "line 2"),
+    ],
+)
+def test_overlapping_occurrences_are_counted_as_replace_all_counts(
+    data: bytes, old: bytes, count: int, where: str
+) -> None:
+    assert ambiguity(data, old) == (
+        f"[STR_REPLACE_AMBIGUOUS] old_str occurs {count} times in {PATH} ({where}); add "
+        "surrounding lines to make it unique, or set replace_all to replace every occurrence"
+    )
+
+
+# --- not found: line by line ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "old", "hint"),
+    [
+        # A middle line matches whatever ends it in the file (LF, CRLF, or a lone CR at
+        # the end of the file) ...
+        (
+            b"a\nb\r\nc\nd\n",
+            b"a\nb\nX",
+            "Lines 1-2 match the first 2 lines of old_str, but line 3 differs (both shown as "
+            'JSON strings):\n  line 3: "c"\n  old_str: "X"',
+        ),
+        (
+            b"a\nb\r",
+            b"a\nb\nc",
+            "Lines 1-2 match the first 2 lines of old_str, but old_str continues past the end "
+            "of the file.",
+        ),
+        # ... so when every line matches, the line endings are what differs. old_str's
+        # final newline is matched by the file's own, also at the end of the file, and
+        # is not a line of its own in the message.
+        (
+            b"a\r\nb\nc\n",
+            b"a\nb\nc\n",
+            "Lines 1-3 match old_str apart from line endings: the file mixes LF and CRLF "
+            "there; copy the line endings exactly.",
+        ),
+        (
+            b"a\r\nb\n",
+            b"a\nb\n",
+            "Lines 1-2 match old_str apart from line endings: the file mixes LF and CRLF "
+            "there; copy the line endings exactly.",
+        ),
+        (
+            b"a\r\nb\nc\n",
+            b"a\nb\n",
+            "Lines 1-2 match old_str apart from line endings: the file mixes LF and CRLF "
+            "there; copy the line endings exactly.",
+        ),
+        (
+            b"a\r\nb\n",
+            b"a\n",
+            "Line 1 matches old_str apart from line endings: the file mixes LF and CRLF "
+            "there; copy the line endings exactly.",
+        ),
+        # A file without a final newline does not have old_str's.
+        (
+            b"a\r\nb\nc",
+            b"a\nb\nc\n",
+            "Lines 1-3 match the first 3 lines of old_str, but old_str continues past the end "
+            "of the file.",
+        ),
+        # Text after the file's final newline is past its end.
+        (
+            b"a\r\nb\n",
+            b"a\nb\nc",
+            "Lines 1-2 match the first 2 lines of old_str, but old_str continues past the end "
+            "of the file.",
+        ),
+        # A CR that old_str's last line still ends with (after the one taken as its line
+        # ending) must be the line's own, not a CR before the line's end.
+        (
+            b"a\nc\r\nz\n",
+            b"a\nc\r\r",
+            "Line 1 matches the first line of old_str, but line 2 differs (both shown as JSON "
+            'strings):\n  line 2: "c"\n  old_str: "c\\r"',
+        ),
+        (
+            b"a\nc\r",
+            b"a\nc\r\r",
+            "Line 1 matches the first line of old_str, but line 2 differs (both shown as JSON "
+            'strings):\n  line 2: "c"\n  old_str: "c\\r"',
+        ),
+    ],
+)
+def test_partial_match_line_by_line(data: bytes, old: bytes, hint: str) -> None:
+    assert miss(data, old) == f"{NOT_FOUND}\n{hint}"
