@@ -14,6 +14,7 @@ killed / (killed + survived). Survivors judged equivalent are listed in EQUIVALE
     .venv/bin/python mutation/run.py --survivors edit # the survivors' names
     .venv/bin/python mutation/run.py --retest edit    # only the last run's survivors
     .venv/bin/python mutation/run.py --resume edit    # go on after an interruption (^C)
+    .venv/bin/python mutation/run.py --tests-from REV globs  # the score of older tests
 
 ``--retest`` runs only the mutants the last run did not kill, and every mutant of a
 function whose code changed since that run (mutants are numbered per function), against
@@ -95,8 +96,8 @@ KILLED = {1, 3}
 SURVIVED = {0}
 
 
-def mutmut_config(target: Target) -> str:
-    tests = [test for test in target.tests if (REPO / test).exists()]
+def mutmut_config(target: Target, workdir: Path) -> str:
+    tests = [test for test in target.tests if (workdir / test).exists()]
     return (
         "\n[tool.mutmut]\n"
         'source_paths = ["boris"]\n'
@@ -113,16 +114,25 @@ def mutmut_config(target: Target) -> str:
     )
 
 
-def prepare(name: str, target: Target) -> Path:
-    """A fresh copy of the repository's code, tests and configuration for one target."""
+def prepare(name: str, target: Target, tests_from: str | None = None) -> Path:
+    """A fresh copy of the repository's code, tests and configuration for one target;
+    the tests as they were at git revision ``tests_from`` if given (a score before
+    tests were added)."""
     workdir = WORK / name
     shutil.rmtree(workdir, ignore_errors=True)
     workdir.mkdir(parents=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(REPO / "boris", workdir / "boris", ignore=ignore)
-    shutil.copytree(REPO / "tests", workdir / "tests", ignore=ignore)
+    if tests_from is None:
+        shutil.copytree(REPO / "tests", workdir / "tests", ignore=ignore)
+    else:
+        archive = subprocess.run(
+            ["git", "archive", tests_from, "tests"], cwd=REPO, capture_output=True, check=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(workdir)], input=archive, check=True)
     pyproject = (REPO / "pyproject.toml").read_text("utf-8")
-    (workdir / "pyproject.toml").write_text(pyproject + mutmut_config(target), "utf-8")
+    config = mutmut_config(target, workdir)
+    (workdir / "pyproject.toml").write_text(pyproject + config, "utf-8")
     return workdir
 
 
@@ -152,7 +162,12 @@ def changed_functions(name: str, target: Target) -> list[str]:
 
 
 def run(
-    name: str, target: Target, children: int, retest: bool = False, resume: bool = False
+    name: str,
+    target: Target,
+    children: int,
+    retest: bool = False,
+    resume: bool = False,
+    tests_from: str | None = None,
 ) -> None:
     previous: dict[str, int | None] = {}
     selection: list[str] = []
@@ -163,7 +178,7 @@ def run(
             raise SystemExit(f"{name}: no previous run to retest")
         selection = changed_functions(name, target)
         selection += sorted(key for key, code in previous.items() if code not in KILLED)
-    workdir = WORK / name if resume else prepare(name, target)
+    workdir = WORK / name if resume else prepare(name, target, tests_from)
     env = dict(os.environ, HYPOTHESIS_PROFILE="ci")
     mutmut = [sys.executable, "-m", "mutmut", "run", "--max-children", str(children)]
     if retest:
@@ -226,6 +241,9 @@ def main() -> None:
     parser.add_argument(
         "--resume", action="store_true", help="go on with an interrupted run, where it stopped"
     )
+    parser.add_argument(
+        "--tests-from", metavar="REV", help="run the tests as they were at this git revision"
+    )
     args = parser.parse_args()
     names = args.targets or list(TARGETS)
     if args.survivors:
@@ -233,7 +251,7 @@ def main() -> None:
         return
     if not args.report:
         for name in names:
-            run(name, TARGETS[name], args.max_children, args.retest, args.resume)
+            run(name, TARGETS[name], args.max_children, args.retest, args.resume, args.tests_from)
     report(names)
 
 
