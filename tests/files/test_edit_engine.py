@@ -248,3 +248,70 @@ def test_overlapping_occurrences_are_counted_as_replace_all_counts(
 )
 def test_partial_match_line_by_line(data: bytes, old: bytes, hint: str) -> None:
     assert miss(data, old) == f"{NOT_FOUND}\n{hint}"
+
+
+# --- not found: a line resembles the first line of old_str --------------------------------
+
+WANTED = b"def computeTotal(x):"
+OLD = b"def computeTotals(x):"
+
+
+def resembles(number: int, line: str, old: str, which: str = "the first line") -> str:
+    return (
+        f"{NOT_FOUND}\nLine {number} resembles {which} of old_str (both shown as JSON "
+        f'strings):\n  line {number}: "{line}"\n  old_str: "{old}"'
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "number"),
+    [
+        # Lines are numbered across the 256 KiB blocks the file is split in, ...
+        (b"#\n" * 150_000 + WANTED + b"\n" + b"#\n" * 10, 150_001),
+        # ... past a line longer than a block (counted, never compared), ...
+        (b"x" * 300_000 + b"\n" + WANTED + b"\n", 2),
+        (b"#\n" * 140_000 + b"y" * 300_000 + b"\n#\n" + WANTED, 140_003),
+        # ... and compared without their CR.
+        (b"a\n" + WANTED + b"\r\nb\n", 2),
+    ],
+)
+def test_resembling_line_anywhere_in_the_file(data: bytes, number: int) -> None:
+    assert miss(data, OLD) == resembles(number, WANTED.decode(), OLD.decode())
+
+
+def test_no_resembling_line_in_a_file_of_one_long_line() -> None:
+    assert miss(b"y" * 300_000, OLD) == NOT_FOUND
+
+
+TWENTY = "abcdefghijklmnopqrst"
+
+
+@pytest.mark.parametrize(
+    ("line", "hinted"),
+    [
+        # Whitespace collapsed, a resembling line is at most a fifth (at least 3
+        # characters) longer or shorter than old_str's first line, ...
+        ("abcdefghijuvwxklmnopqrst", True),
+        ("abcdefghijuvwxyklmnopqrst", False),
+        (TWENTY[:16], True),
+        (TWENTY[:15], False),
+        ("abcdefghijkl", False),
+        # ... and its bytes at most 4 x (the characters + that slack) + 200 of blanks.
+        ("abcdefghij" + " " * 276 + "klmnopqrst", True),
+        ("abcdefghij" + " " * 277 + "klmnopqrst", False),
+    ],
+)
+def test_how_far_a_resembling_line_may_differ_in_length(line: str, hinted: bool) -> None:
+    expected = resembles(2, line, TWENTY) if hinted else NOT_FOUND
+    assert miss(f"zz\n{line}\n".encode(), TWENTY.encode()) == expected
+
+
+def test_the_slack_is_at_least_three_characters() -> None:
+    ten = "abcdefghij"
+    assert miss(b"zz\nabcdeklmfghij\n", ten.encode()) == resembles(2, "abcdeklmfghij", ten)
+    assert miss(b"zz\nabcdeklmnfghij\n", ten.encode()) == NOT_FOUND
+
+
+def test_a_line_too_different_in_length_does_not_end_the_search() -> None:
+    data = b"abcdefghijuvwxyzklmnopqrst\nabcdefghijuklmnopqrst\n"
+    assert miss(data, TWENTY.encode()) == resembles(2, "abcdefghijuklmnopqrst", TWENTY)
