@@ -250,6 +250,30 @@ def test_partial_match_line_by_line(data: bytes, old: bytes, hint: str) -> None:
     assert miss(data, old) == f"{NOT_FOUND}\n{hint}"
 
 
+@pytest.mark.parametrize(
+    ("data", "old", "hint"),
+    [
+        # Every place the first line ends a line is tried; the one matching most lines
+        # is named.
+        (
+            b"a\nX\na\nb\nc\n",
+            b"a\nb\nd",
+            "Lines 3-4 match the first 2 lines of old_str, but line 5 differs (both shown as "
+            'JSON strings):\n  line 5: "c"\n  old_str: "d"',
+        ),
+        # The first line may end the file, before a lone CR.
+        (
+            b"x\nfoo\r",
+            b"foo\nbar",
+            "Line 2 matches the first line of old_str, but old_str continues past the end of "
+            "the file.",
+        ),
+    ],
+)
+def test_partial_match_where_the_first_line_ends_a_line(data: bytes, old: bytes, hint: str) -> None:
+    assert miss(data, old) == f"{NOT_FOUND}\n{hint}"
+
+
 # --- not found: a line resembles the first line of old_str --------------------------------
 
 WANTED = b"def computeTotal(x):"
@@ -315,3 +339,20 @@ def test_the_slack_is_at_least_three_characters() -> None:
 def test_a_line_too_different_in_length_does_not_end_the_search() -> None:
     data = b"abcdefghijuvwxyzklmnopqrst\nabcdefghijuklmnopqrst\n"
     assert miss(data, TWENTY.encode()) == resembles(2, "abcdefghijuklmnopqrst", TWENTY)
+
+
+def test_a_whitespace_variant_of_three_characters_is_named() -> None:
+    assert miss(b"x\na    b\n", b"a b") == resembles(2, "a    b", "a b")
+
+
+def test_a_whitespace_variant_must_have_the_same_case() -> None:
+    """Line 1 differs in case as well as whitespace: the resembling line 2 is named."""
+    assert miss(b"FOO BAR\nfoo barr\n", b"foo  bar") == resembles(2, "foo barr", "foo  bar")
+
+
+def test_a_file_ending_in_a_cut_utf8_sequence_is_not_utf8() -> None:
+    with pytest.raises(BorisError) as raised:
+        replace(b"ab caf\xc3", b"ab", "\u00e9".encode(), False, PATH)
+    assert str(raised.value).startswith(
+        f"[INVALID_INPUT] new_str has non-ASCII characters, but {PATH} is not valid UTF-8"
+    )
