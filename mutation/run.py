@@ -65,6 +65,7 @@ TARGETS = {
     "scope": Target(
         ("boris/files/scope.py",),
         (
+            "tests/files/test_scope.py",
             "tests/files/test_pathscope.py",
             "tests/files/test_scope_races.py",
             "tests/search/test_walk.py",
