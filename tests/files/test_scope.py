@@ -9,6 +9,7 @@ matches absolute paths; a path is denied when it or any of its ancestors matches
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -117,3 +118,76 @@ def test_normalised_deny_patterns(workdir: Path, pattern: str, normalised: str) 
     assert normalise_deny_pattern(pattern.format(link=link), str(workdir)) == normalised.format(
         real=real
     )
+
+
+def test_a_link_reached_past_a_symlink_loop_is_followed(tmp_path: Path) -> None:
+    """realpath stops at a loop and leaves ``loop/../link`` as ``.../link``; resolving
+    again follows that link, out of the allowed directory here."""
+    allowed, outside = tmp_path / "allowed", tmp_path / "outside"
+    allowed.mkdir()
+    outside.mkdir()
+    (allowed / "loop").symlink_to("loop")
+    (allowed / "link").symlink_to(outside)
+    scope = PathScope([str(allowed)], [])
+    with pytest.raises(BorisError) as raised:
+        scope.resolve("loop/../link/secret", str(allowed))
+    assert str(raised.value) == (
+        f"[ACCESS_DENIED] {outside / 'secret'} is outside the allowed directories ({allowed})"
+    )
+    assert scope.resolve("loop/x", str(allowed)) == str(allowed / "loop" / "x")
+
+
+def test_path_length_limit() -> None:
+    """An absolute path of 4,095 bytes is resolved; from 4,096 on it is refused."""
+    scope = PathScope([], [])
+    longest = "/" + "a" * 4094
+    assert scope.resolve(longest, "/") == longest
+    with pytest.raises(BorisError) as raised:
+        scope.resolve(longest + "a", "/")
+    assert str(raised.value) == (
+        "[INVALID_INPUT] path: longer than the system's limit of 4095 bytes (as an absolute path)"
+    )
+    with pytest.raises(BorisError) as nul:
+        scope.resolve("a\0b", "/")
+    assert str(nul.value) == "[INVALID_INPUT] path: must not contain a NUL character"
+
+
+class Warnings(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(f"{record.levelname} {record.getMessage()}")
+
+
+@pytest.mark.parametrize(
+    ("allow", "deny", "warned"),
+    [
+        (
+            ["/w"],
+            ["*.pem", "/other/*.key", "/w/x", "/*.key", "/", "/w/**"],
+            ["/other/*.key"],
+        ),
+        (["/w", "/v"], ["/u/x", "/srv"], ["/u/x", "/srv"]),
+        # A pattern above an allowed directory can match below it.
+        (["/srv/app"], ["/srv", "/srv/a*"], []),
+        # Without allowed directories everything is reachable.
+        ([], ["/other/x"], []),
+    ],
+)
+def test_warning_for_a_deny_pattern_outside_every_allowed_directory(
+    allow: list[str], deny: list[str], warned: list[str]
+) -> None:
+    handler = Warnings()
+    logger = logging.getLogger("boris")
+    logger.addHandler(handler)
+    try:
+        PathScope(allow, deny)
+    finally:
+        logger.removeHandler(handler)
+    assert handler.messages == [
+        f"WARNING deny pattern {pattern} can never match: it lies outside every allowed "
+        f"directory ({', '.join(allow)})"
+        for pattern in warned
+    ]
