@@ -261,6 +261,26 @@ def test_partial_match_line_by_line(data: bytes, old: bytes, hint: str) -> None:
             "Lines 3-4 match the first 2 lines of old_str, but line 5 differs (both shown as "
             'JSON strings):\n  line 5: "c"\n  old_str: "d"',
         ),
+        # Lines are counted from the first, an empty one included.
+        (
+            b"\nfoo\nbar\n",
+            b"foo\nbaz",
+            "Line 2 matches the first line of old_str, but line 3 differs (both shown as JSON "
+            'strings):\n  line 3: "bar"\n  old_str: "baz"',
+        ),
+        # Only the first 1,000 places are tried: the 1,000th is, the 1,500th is not.
+        (
+            b"a\n" * 1000 + b"b\n",
+            b"a\nb\nc",
+            "Lines 1000-1001 match the first 2 lines of old_str, but old_str continues past "
+            "the end of the file.",
+        ),
+        (
+            b"a\n" * 1500 + b"b\n",
+            b"a\nb\nc",
+            "Line 1 matches the first line of old_str, but line 2 differs (both shown as JSON "
+            'strings):\n  line 2: "a"\n  old_str: "b"',
+        ),
         # The first line may end the file, before a lone CR.
         (
             b"x\nfoo\r",
