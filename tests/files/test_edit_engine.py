@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from boris.errors import BorisError
+from boris.files.display import CHUNK
 from boris.files.edit import encode_argument, insert, replace
 
 PATH = "/w/f.txt"
@@ -256,7 +257,7 @@ def test_partial_match_line_by_line(data: bytes, old: bytes, hint: str) -> None:
         # Every place the first line ends a line is tried; the one matching most lines
         # is named.
         (
-            b"a\nX\na\nb\nc\n",
+            b"a\nX\na\nb\nc\na\nY\n",
             b"a\nb\nd",
             "Lines 3-4 match the first 2 lines of old_str, but line 5 differs (both shown as "
             'JSON strings):\n  line 5: "c"\n  old_str: "d"',
@@ -315,6 +316,7 @@ def resembles(number: int, line: str, old: str, which: str = "the first line") -
         # ... past a line longer than a block (counted, never compared), ...
         (b"x" * 300_000 + b"\n" + WANTED + b"\n", 2),
         (b"#\n" * 140_000 + b"y" * 300_000 + b"\n#\n" + WANTED, 140_003),
+        (b"\n" + b"y" * 300_000 + b"\n" + WANTED + b"\n", 3),
         # ... and compared without their CR.
         (b"a\n" + WANTED + b"\r\nb\n", 2),
     ],
@@ -376,3 +378,14 @@ def test_a_file_ending_in_a_cut_utf8_sequence_is_not_utf8() -> None:
     assert str(raised.value).startswith(
         f"[INVALID_INPUT] new_str has non-ASCII characters, but {PATH} is not valid UTF-8"
     )
+
+
+def test_a_file_of_whole_blocks_ending_in_a_cut_utf8_sequence_is_not_utf8() -> None:
+    """The last of several 256 KiB blocks is checked as the end of the file."""
+    data = b"a" * (CHUNK - 1) + b"\xc3"
+    with pytest.raises(BorisError) as raised:
+        insert(data, 0, "\u00e9".encode(), PATH)
+    assert str(raised.value).startswith(
+        f"[INVALID_INPUT] new_str has non-ASCII characters, but {PATH} is not valid UTF-8"
+    )
+    assert insert(data + b"\xa9", 0, "\u00e9".encode(), PATH).data.startswith(b"\xc3\xa9\n")
