@@ -389,3 +389,12 @@ def test_a_file_of_whole_blocks_ending_in_a_cut_utf8_sequence_is_not_utf8() -> N
         f"[INVALID_INPUT] new_str has non-ASCII characters, but {PATH} is not valid UTF-8"
     )
     assert insert(data + b"\xa9", 0, "\u00e9".encode(), PATH).data.startswith(b"\xc3\xa9\n")
+
+
+def test_the_resemblance_search_is_bounded() -> None:
+    """Lines of a plausible length cost their length + 64 of a 4,000,000 budget; when it
+    runs out, the best line seen so far is named (here: none, then line 1)."""
+    filler = (b"z" * 20 + b"\n") * 50_000  # 4,200,000 of budget
+    close = b"abcdefghijuklmnopqrst"
+    assert miss(filler + close + b"\n", TWENTY.encode()) == NOT_FOUND
+    assert miss(close + b"\n" + filler, TWENTY.encode()) == resembles(1, close.decode(), TWENTY)
