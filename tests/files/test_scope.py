@@ -102,6 +102,8 @@ def workdir(tmp_path: Path) -> Path:
         ("./secret", "{real}/work/secret"),
         ("./secret/", "{real}/work/secret"),
         ("./a/*.key", "{real}/work/a/*.key"),
+        ("./X*", "{real}/work/X*"),
+        ("./X/*.key", "{real}/work/X/*.key"),
         (".", "{real}/work"),
         ("..", "{real}"),
         ("../x/**", "{real}/x/**"),
@@ -191,3 +193,9 @@ def test_warning_for_a_deny_pattern_outside_every_allowed_directory(
         f"directory ({', '.join(allow)})"
         for pattern in warned
     ]
+
+
+def test_outside_every_allowed_directory() -> None:
+    scope = PathScope(["/w", "/v"], [])
+    assert denial(scope, "/u") == "[ACCESS_DENIED] /u is outside the allowed directories (/w, /v)"
+    assert denial(scope, "/v/x") is None
