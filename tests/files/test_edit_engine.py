@@ -398,3 +398,13 @@ def test_the_resemblance_search_is_bounded() -> None:
     close = b"abcdefghijuklmnopqrst"
     assert miss(filler + close + b"\n", TWENTY.encode()) == NOT_FOUND
     assert miss(close + b"\n" + filler, TWENTY.encode()) == resembles(1, close.decode(), TWENTY)
+
+
+def test_of_equally_resembling_lines_the_first_is_named() -> None:
+    data = b"zz\nXbcdefghijklmnopqrst\nabcdefghijklmnopqrsX\n"
+    assert miss(data, TWENTY.encode()) == resembles(2, "Xbcdefghijklmnopqrst", TWENTY)
+
+
+def test_the_same_characters_in_another_order_do_not_resemble() -> None:
+    """Resemblance is difflib's ratio (characters in order), not the characters alone."""
+    assert miss(b"zz\ntsrqponmlkjihgfedcba\n", TWENTY.encode()) == NOT_FOUND
