@@ -120,7 +120,18 @@ def test_malformed_patterns(pattern: str, problem: str) -> None:
 
 @pytest.mark.parametrize(
     "pattern",
-    ["a" * 4096, "{" * 32 + "}" * 32, "[[:alnum:]]", "}", ",", "a]", "[a/]", "[[:x]"],
+    [
+        "a" * 4096,
+        "{" * 32 + "}" * 32,
+        "[[:alnum:]]",
+        "}",
+        ",",
+        "a]",
+        "[a/]",
+        "[[:x]",
+        # Longer than any class name (xdigit): "[" is then a member, not a class.
+        "[[:abcdefg:]]",
+    ],
 )
 def test_well_formed_patterns(pattern: str) -> None:
     assert pattern_problem(pattern) is None
@@ -133,6 +144,7 @@ def test_well_formed_patterns(pattern: str) -> None:
         (" a , ,b ,", ["a", "b"]),
         ("**/*.{pem,key},c", ["**/*.{pem,key}", "c"]),
         ("{a,{b,c}},d", ["{a,{b,c}}", "d"]),
+        ("{a,{b,c},e},d", ["{a,{b,c},e}", "d"]),
         ("}a,b", ["}a", "b"]),
         ("[,],x", ["[,]", "x"]),
         ("[!,]x,y", ["[!,]x", "y"]),
