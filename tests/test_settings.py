@@ -1,7 +1,8 @@
 """Flags and env vars as the settings read them (README "Configuration").
 
-Start-up validation errors, --version and --help are checked on the real command line in
-tests/e2e/test_settings.py.
+Start-up validation errors, --version and --help are checked here in process, and again on
+the real command line in tests/e2e/test_settings.py (one line on stderr, exit code 2, no
+traceback).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from boris.settings import Settings, load_settings
+from tests.support import VERSION
 
 # --- parsing rules, checked on the settings object --------------------------------------
 
@@ -89,6 +91,9 @@ def test_workdir_is_absolute_and_symlink_resolved(
         ("100B", 100),
         ("4096", 4096),
         ("1.5KB", 1536),
+        # The smallest size there is.
+        ("1", 1),
+        (" 2 kB ", 2048),
     ],
 )
 def test_max_file_size_units(clean_env: pytest.MonkeyPatch, text: str, size: int) -> None:
@@ -259,3 +264,230 @@ def test_every_setting_by_flag_and_env_var(
     clean_env.setenv(row.env, str(filled(row.env_value, tmp)))
     assert parsed([]) == typed(filled(row.env_parsed, tmp))
     assert parsed(flag) == typed(filled(row.flag_parsed, tmp))
+
+
+# --- start-up errors, --version, --help ----------------------------------------------------
+
+#: (command line, environment, the message after "boris: error: ") of each start-up error.
+STARTUP_ERRORS: list[tuple[list[str], dict[str, str] | None, str]] = [
+    (
+        ["--transport=websocket"],
+        None,
+        "--transport (BORIS_TRANSPORT): Input should be 'http' or 'stdio'",
+    ),
+    (
+        [],
+        {"BORIS_TRANSPORT": "websocket"},
+        "--transport (BORIS_TRANSPORT): Input should be 'http' or 'stdio'",
+    ),
+    (
+        ["--token", "abc", "--generate-token"],
+        None,
+        "--token and --generate-token are mutually exclusive; use one",
+    ),
+    (
+        ["--transport", "stdio", "--token", "abc", "--generate-token"],
+        None,
+        "--token and --generate-token are mutually exclusive; use one",
+    ),
+    (
+        ["--disable-tools", "nonexistent"],
+        None,
+        "unknown tool name 'nonexistent' in --disable-tools; valid names in the default "
+        "mode: bash, task_output, task_stop, view, str_replace, multi_edit, create_file, grep, "
+        "glob",
+    ),
+    (
+        ["--disable-tools", "str_replace_editor"],
+        None,
+        "unknown tool name 'str_replace_editor' in --disable-tools; valid names in the "
+        "default mode: bash, task_output, task_stop, view, str_replace, multi_edit, "
+        "create_file, grep, glob",
+    ),
+    (
+        ["--anthropic-compat", "--disable-tools", "nope"],
+        None,
+        "unknown tool name 'nope' in --disable-tools; valid names with --anthropic-compat: "
+        "bash, task_output, task_stop, str_replace_editor, grep, glob, view, str_replace, "
+        "create_file, multi_edit",
+    ),
+    (
+        ["--max-file-size", "10XB"],
+        None,
+        "--max-file-size (BORIS_MAX_FILE_SIZE): cannot parse size '10XB'; "
+        "use a number with B, KB, MB or GB",
+    ),
+    (
+        ["--max-file-size", "0"],
+        None,
+        "--max-file-size (BORIS_MAX_FILE_SIZE): size '0' must be greater than zero",
+    ),
+    (
+        ["--require-view-before-edit", "maybe"],
+        None,
+        "--require-view-before-edit (BORIS_REQUIRE_VIEW_BEFORE_EDIT): "
+        "Input should be 'auto', 'true' or 'false', not 'maybe'",
+    ),
+    (
+        ["--workdir", "/nonexistent/boris"],
+        None,
+        "--workdir (BORIS_WORKDIR): directory /nonexistent/boris does not exist",
+    ),
+    (
+        ["--allow-dir", "/nonexistent/boris"],
+        None,
+        "--allow-dir (BORIS_ALLOW_DIRS): directory /nonexistent/boris does not exist",
+    ),
+    (
+        ["--deny-dir", "**/[abc"],
+        None,
+        "--deny-dir (BORIS_DENY_DIRS): invalid deny pattern '**/[abc': unclosed '[' at position 3",
+    ),
+    (
+        [],
+        {"BORIS_DENY_DIRS": "**/*.{pem,key"},
+        "--deny-dir (BORIS_DENY_DIRS): invalid deny pattern '**/*.{pem,key': unclosed '{'",
+    ),
+    (
+        ["--max-file-size", "9" * 400],
+        None,
+        f"--max-file-size (BORIS_MAX_FILE_SIZE): size '{'9' * 400}' is too large",
+    ),
+    (
+        ["--timeout", "soon"],
+        None,
+        "--timeout (BORIS_TIMEOUT): Input should be a valid integer, "
+        "unable to parse string as an integer",
+    ),
+    (
+        ["--log-level", "loud"],
+        None,
+        "--log-level (BORIS_LOG_LEVEL): Input should be 'debug', 'info', 'warn' or 'error'",
+    ),
+    (
+        ["--log-format", "xml"],
+        None,
+        "--log-format (BORIS_LOG_FORMAT): Input should be 'text' or 'json'",
+    ),
+    # Flags of older releases are gone on purpose.
+    (["--sessions"], None, "unrecognized arguments: --sessions"),
+    (["--no-bash"], None, "unrecognized arguments: --no-bash"),
+    (["--bg-timeout", "30"], None, "unrecognized arguments: --bg-timeout 30"),
+]
+
+
+@pytest.mark.parametrize(("args", "env", "message"), STARTUP_ERRORS)
+def test_startup_error(
+    args: list[str],
+    env: dict[str, str] | None,
+    message: str,
+    clean_env: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An invalid setting is one line on stderr and exit code 2, nothing on stdout."""
+    for name, value in (env or {}).items():
+        clean_env.setenv(name, value)
+    with pytest.raises(SystemExit) as exited:
+        load_settings(args)
+    assert exited.value.code == 2
+    assert capsys.readouterr() == ("", f"boris: error: {message}\n")
+
+
+def test_workdir_that_is_a_file(
+    clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    file = tmp_path / "file"
+    file.write_text("x")
+    with pytest.raises(SystemExit) as exited:
+        load_settings(["--workdir", str(file)])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err == (
+        f"boris: error: --workdir (BORIS_WORKDIR): directory {file} is not a directory\n"
+    )
+
+
+def test_several_errors_are_joined_on_one_line(
+    clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every invalid setting is named, in field order, separated by "; "."""
+    with pytest.raises(SystemExit):
+        load_settings(["--port", "x", "--log-format", "xml"])
+    assert capsys.readouterr().err == (
+        "boris: error: --port (BORIS_PORT): Input should be a valid integer, unable to parse "
+        "string as an integer; --log-format (BORIS_LOG_FORMAT): Input should be 'text' or "
+        "'json'\n"
+    )
+
+
+@pytest.mark.parametrize("flag", ["--version", "-v"])
+def test_version(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        load_settings([flag])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out == f"boris {VERSION}\n"
+
+
+def test_flags_are_not_abbreviated(
+    clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        load_settings(["--work", "."])
+    assert capsys.readouterr().err == "boris: error: unrecognized arguments: --work .\n"
+
+
+#: --help, whitespace collapsed (argparse wraps lines to the terminal's width).
+HELP = (
+    "usage: boris [-h] [--version] [--transport {stdio,http}] [--workdir DIR] [--host HOST] "
+    "[--port PORT] [--token TOKEN] [--generate-token [{true,false}]] [--allow-origin ORIGIN] "
+    "[--session-idle-timeout SECONDS] [--timeout SECONDS] [--background-task-timeout SECONDS] "
+    "[--allow-dir DIR] [--deny-dir PATTERN] [--max-file-size SIZE] "
+    "[--require-view-before-edit {auto,true,false}] [--disable-tools TOOL] "
+    "[--anthropic-compat [{true,false}]] [--log-level {debug,info,warn,error}] "
+    "[--log-format {text,json}] "
+    "An MCP server that gives any AI agent the tools of a coding agent. "
+    "options: -h, --help show this help message and exit "
+    "--version, -v show program's version number and exit "
+    "server: --transport {stdio,http} stdio: one client on stdin/stdout; http: streamable HTTP "
+    "at /mcp [env BORIS_TRANSPORT; default http] "
+    "--workdir DIR initial working directory [env BORIS_WORKDIR; default .] "
+    "HTTP: --host HOST HTTP bind address [env BORIS_HOST; default 0.0.0.0] "
+    "--port PORT HTTP listen port [env BORIS_PORT; default 8080] "
+    "--token TOKEN bearer token required on /mcp [env BORIS_TOKEN; default none] "
+    "--generate-token [{true,false}] generate a random token and print it to stderr "
+    "[env BORIS_GENERATE_TOKEN; default false] "
+    "--allow-origin ORIGIN extra browser origins allowed without a token (repeatable) "
+    "[env BORIS_ALLOW_ORIGINS; default none] "
+    "--session-idle-timeout SECONDS seconds an idle HTTP session is kept "
+    "[env BORIS_SESSION_IDLE_TIMEOUT; default 600] "
+    "tools: --timeout SECONDS default bash timeout in seconds (the tool takes ms) "
+    "[env BORIS_TIMEOUT; default 120] "
+    "--background-task-timeout SECONDS seconds before a background task is killed; 0 = never "
+    "[env BORIS_BACKGROUND_TASK_TIMEOUT; default 0] "
+    "--allow-dir DIR directories the file tools may touch (repeatable) "
+    "[env BORIS_ALLOW_DIRS; default none] "
+    "--deny-dir PATTERN glob patterns the file tools may not touch (repeatable) "
+    "[env BORIS_DENY_DIRS; default none] "
+    "--max-file-size SIZE largest file the file tools read or write (B, KB, MB, GB) "
+    "[env BORIS_MAX_FILE_SIZE; default 10MB] "
+    "--require-view-before-edit {auto,true,false} refuse edits of files not viewed first "
+    "(auto: true) [env BORIS_REQUIRE_VIEW_BEFORE_EDIT; default auto] "
+    "--disable-tools TOOL tool names not to serve (repeatable) "
+    "[env BORIS_DISABLE_TOOLS; default none] "
+    "--anthropic-compat [{true,false}] serve one str_replace_editor instead of the file tools "
+    "[env BORIS_ANTHROPIC_COMPAT; default false] "
+    "logging: --log-level {debug,info,warn,error} the least severe messages logged "
+    "[env BORIS_LOG_LEVEL; default info] "
+    "--log-format {text,json} json: one object per line; always on stderr "
+    "[env BORIS_LOG_FORMAT; default text] "
+    "A flag beats its env var. A repeatable flag takes one value per occurrence; its env var "
+    "is a comma-separated list (commas inside {...} do not split)."
+)
+
+
+def test_help(capsys: pytest.CaptureFixture[str]) -> None:
+    """--help groups the flags by concern, each with its value's name, its env var and
+    its default as one types it."""
+    with pytest.raises(SystemExit) as exited:
+        load_settings(["--help"])
+    assert exited.value.code == 0
+    assert " ".join(capsys.readouterr().out.split()) == HELP

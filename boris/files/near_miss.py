@@ -102,9 +102,12 @@ def _partial_match(data: bytes, old_lines: list[bytes]) -> str | None:
         return None
     start = line_of(data, best_end)
     if best_matched == len(old_lines):
+        # An empty last line is old_str's final newline, not a line of the file.
+        last = start + len(old_lines) - 1 - (old_lines[-1] == b"")
+        lines = f"Line {start} matches" if last == start else f"Lines {start}-{last} match"
         return (
-            f"Lines {start}-{start + best_matched - 1} match old_str apart from line endings: "
-            "the file mixes LF and CRLF there; copy the line endings exactly."
+            f"{lines} old_str apart from line endings: the file mixes LF and CRLF there; "
+            "copy the line endings exactly."
         )
     if best_matched == 1:
         matched_text = f"Line {start} matches the first line of old_str"
@@ -155,8 +158,14 @@ def _matching_lines(
     position = _next_line(data, end)
     matched = 1
     last = len(old_lines) - 1
-    while matched <= last and position < size:
+    while matched <= last:
         line = old_lines[matched]
+        if position >= size:
+            # Past the end of the file only old_str's final newline still matches: an
+            # empty last line, after the newline the file ends with.
+            if matched == last and not line and data.endswith(b"\n"):
+                matched += 1
+            break
         budget -= len(line) + _LINE_COST
         if budget < 0:
             break

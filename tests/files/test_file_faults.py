@@ -1,4 +1,5 @@
-"""Failed writes leave the original intact and report IO_ERROR: a full filesystem.
+"""Failed writes leave the original intact and report IO_ERROR: a full filesystem; a
+file that cannot be read is reported the same way.
 
 A tiny tmpfs (when this machine lets us mount one) has no room for the temporary copy,
 the backup or the new content. The faults that need a server process of their own (a
@@ -98,3 +99,13 @@ async def test_disk_full_for_the_new_content_of_an_in_place_write(tiny_tmpfs: Pa
         )
     assert path.read_bytes() == b"x" * 20_000
     assert sorted(os.listdir(tiny_tmpfs)) == ["f.txt", "link.txt"]
+
+
+async def test_a_file_that_fails_to_read(tmp_path: Path) -> None:
+    """A regular file whose read fails (this process's memory file, unmapped at offset 0:
+    EIO, as a failing disk gives, and root is no exception) is IO_ERROR with the
+    system's reason."""
+    mem = f"/proc/{os.getpid()}/mem"  # the app runs in this process
+    async with app_client("--require-view-before-edit", "false", workdir=tmp_path) as client:
+        result = await call(client, "str_replace", path="/proc/self/mem", old_str="a", new_str="b")
+        assert error_text(result) == f"[IO_ERROR] could not read {mem}: Input/output error"

@@ -208,3 +208,13 @@ async def test_scope(root: Path) -> None:
     assert not (scoped / "out").exists()
     assert not (inside / "sub").exists()
     assert not (scoped / "escaped.txt").exists()
+
+
+async def test_a_symlink_loop_is_not_written_through(client: Client[Any], case: Path) -> None:
+    """A path that is a symlink loop resolves to itself; create_file refuses it with the
+    system's reason and leaves the link as it was."""
+    (case / "loop").symlink_to("loop")
+    assert error_text(await create(client, case / "loop", "x")) == (
+        f"[IO_ERROR] could not stat {case / 'loop'}: Too many levels of symbolic links"
+    )
+    assert os.readlink(case / "loop") == "loop"
