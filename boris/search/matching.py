@@ -396,7 +396,7 @@ def _read_text(fd: int, max_size: int) -> bytes | None:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > max_size:
             return None
-        data = _read_rest(fd, data, info.st_size)
+        data = _read_rest(fd, info.st_size)
     if bom:
         data = as_text(data)
     return data or None
@@ -424,11 +424,20 @@ def as_text(data: bytes) -> bytes:
     return data
 
 
-def _read_rest(fd: int, head: bytes, size: int) -> bytes:
-    parts = [head]
-    have = len(head)
+def _read_rest(fd: int, size: int) -> bytes:
+    """The ``size`` bytes of a regular file whose first bytes were read already.
+
+    The file is read again from its start into one buffer: joining its first bytes
+    and the rest would hold the file twice at once (and copy it once more), for a
+    few kilobytes read twice.
+    """
+    data = os.pread(fd, size, 0)
+    if len(data) >= size or not data:
+        return data
+    parts = [data]  # a short read: read on until the size or the end
+    have = len(data)
     while have < size:
-        chunk = os.read(fd, size - have)
+        chunk = os.pread(fd, size - have, have)
         if not chunk:
             break
         parts.append(chunk)

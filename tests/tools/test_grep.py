@@ -338,6 +338,27 @@ async def test_a_line_longer_than_the_cap_is_cut(tmp_path: Path) -> None:
         assert text_of(rest) == "a.txt:short y"
 
 
+async def test_a_file_longer_than_its_first_read_is_searched_whole(tmp_path: Path) -> None:
+    """A text file is searched from its first byte to its last, whatever its size up to
+    --max-file-size: match lines before, across and after the first few kilobytes read
+    (a line straddles byte 4096 here), with LF or CRLF line ends."""
+    lines = [f"{'hit' if n % 97 == 0 or n == 195 else 'pad'} line {n:011d}" for n in range(600)]
+    assert all(len(line) == 20 for line in lines)  # line 195 spans bytes 4095-4115
+    write_tree(
+        tmp_path,
+        {"lf.txt": "\n".join(lines) + "\n", "crlf.txt": "\r\n".join(lines)},
+    )
+    expected = [(n + 1, line) for n, line in enumerate(lines) if line.startswith("hit")]
+    async with app_client(workdir=tmp_path) as big:
+        for name in ("lf.txt", "crlf.txt"):
+            for pattern in ("hit", "^hit.*$"):  # the second one sees line ends
+                arguments = {"pattern": pattern, "path": name, "output_mode": "content"}
+                content = text_of(await big.call_tool("grep", arguments))
+                assert content == "\n".join(f"{name}:{n}:{line}" for n, line in expected)
+            count = {"pattern": "hit", "path": name, "output_mode": "count"}
+            assert text_of(await big.call_tool("grep", count)) == f"{name}:{len(expected)}"
+
+
 def test_content_output_stops_growing_past_the_cap(tmp_path: Path) -> None:
     # A file of matching lines renders only what a page can show, and the search
     # pulls no more files once the output is over the limit.
