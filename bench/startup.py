@@ -40,7 +40,7 @@ from procs import clean_env, exit_cleanly_on_sigterm, load_average, memory_kib, 
 from rawrpc import RawServer, boris_command
 
 #: The project's start-up targets, in seconds to the first tools/list reply.
-TARGET_VENV = 1.0
+TARGET_VENV = 0.9
 TARGET_PYZ_WARM = 1.2
 TARGET_PYZ_FIRST = 6.0
 
