@@ -9,12 +9,9 @@ process: tests/files/test_file_faults.py.
 
 from __future__ import annotations
 
-import ctypes
-import errno
 import os
 import resource
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -56,79 +53,6 @@ async def test_write_over_the_file_size_limit(tmp_path: Path) -> None:
         assert ok_text(small) == f"Created {tmp_path / 'small.txt'} (3 bytes)"
     assert path.read_bytes() == before
     assert sorted(os.listdir(tmp_path)) == ["big.txt", "small.txt"]  # no temp files left
-
-
-_LIBC = ctypes.CDLL(None, use_errno=True)
-
-
-@pytest.fixture
-def tiny_tmpfs(tmp_path: Path) -> Iterator[Path]:
-    mount_point = tmp_path / "tiny"
-    mount_point.mkdir()
-    target = os.fsencode(mount_point)
-    if _LIBC.mount(b"tmpfs", target, b"tmpfs", 0, b"size=64k") != 0:
-        error = ctypes.get_errno()
-        if error == errno.EPERM:  # no CAP_SYS_ADMIN: the one reason to do without
-            pytest.skip("cannot mount a tmpfs here: mounting needs CAP_SYS_ADMIN")
-        raise OSError(error, os.strerror(error), str(mount_point))
-    try:
-        yield mount_point
-    finally:
-        if _LIBC.umount2(target, 0) != 0:
-            error = ctypes.get_errno()
-            raise OSError(error, os.strerror(error), str(mount_point))
-
-
-async def test_disk_full(tiny_tmpfs: Path) -> None:
-    # A 36 KB file on a 64 KB filesystem: the temporary copy cannot fit.
-    path = tiny_tmpfs / "f.txt"
-    path.write_text(original_text())
-    before = path.read_bytes()
-    async with stdio_client(workdir=tiny_tmpfs) as client:
-        ok_text(await call(client, "view", path="f.txt", view_range=[1, 1]))
-        result = await call(client, "str_replace", path="f.txt", old_str="line 7\n", new_str="")
-        assert error_text(result) == (
-            f"[IO_ERROR] could not write {path}: No space left on device; the file is unchanged"
-        )
-        result = await call(client, "create_file", path="f.txt", content="x" * 40_000)
-        assert error_text(result) == (
-            f"[IO_ERROR] could not write {path}: No space left on device; the file is unchanged"
-        )
-    assert path.read_bytes() == before
-    assert os.listdir(tiny_tmpfs) == ["f.txt"]
-
-
-async def test_disk_full_for_the_backup_of_an_in_place_write(tiny_tmpfs: Path) -> None:
-    # A hard-linked file is written in place, after a backup copy beside it: here a
-    # 36 KB file on a 64 KB filesystem has no room for its backup.
-    path = tiny_tmpfs / "f.txt"
-    path.write_text(original_text())
-    os.link(path, tiny_tmpfs / "link.txt")
-    before = path.read_bytes()
-    async with stdio_client(workdir=tiny_tmpfs) as client:
-        ok_text(await call(client, "view", path="f.txt", view_range=[1, 1]))
-        result = await call(client, "str_replace", path="f.txt", old_str="line 7\n", new_str="")
-        assert error_text(result) == (
-            f"[IO_ERROR] could not write {path}: No space left on device; the file is unchanged"
-        )
-    assert path.read_bytes() == before
-    assert sorted(os.listdir(tiny_tmpfs)) == ["f.txt", "link.txt"]
-
-
-async def test_disk_full_for_the_new_content_of_an_in_place_write(tiny_tmpfs: Path) -> None:
-    # The 20 KB file's backup fits, its 60 KB replacement does not: the room is claimed
-    # before the first byte is overwritten, and the backup goes again.
-    path = tiny_tmpfs / "f.txt"
-    path.write_bytes(b"x" * 20_000)
-    os.link(path, tiny_tmpfs / "link.txt")
-    async with stdio_client(workdir=tiny_tmpfs) as client:
-        ok_text(await call(client, "view", path="f.txt"))
-        result = await call(client, "create_file", path="f.txt", content="y" * 60_000)
-        assert error_text(result) == (
-            f"[IO_ERROR] could not write {path}: No space left on device; the file is unchanged"
-        )
-    assert path.read_bytes() == b"x" * 20_000
-    assert sorted(os.listdir(tiny_tmpfs)) == ["f.txt", "link.txt"]
 
 
 async def test_in_place_write_over_the_file_size_limit(tmp_path: Path) -> None:

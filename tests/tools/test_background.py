@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -15,22 +14,15 @@ from fastmcp import Client
 from tests.inprocess import app_client
 from tests.pids import pid_alive, pids_in, wait_gone
 from tests.support import error_text, ok_text
+from tests.tasks import STARTED, not_found, task_id_of
 
 pytestmark = pytest.mark.anyio
 
-STARTED = re.compile(r"task_id: ([0-9a-f]{16})\nCommand started in background\.")
 TRUNCATED = "\n\n[Truncated: output was {n} characters, showing first 30000]"
 LIMIT_REACHED = (
     "[BASH_TASK_LIMIT] 10 background tasks are already running in this session (the limit "
     "is 10); wait for one to finish, or read a finished one with task_output"
 )
-
-
-def not_found(task_id: str) -> str:
-    return (
-        f"[BASH_TASK_NOT_FOUND] no background task {task_id!r} in this session; "
-        "a finished task's output can be read only once"
-    )
 
 
 @pytest.fixture(scope="module")
@@ -47,9 +39,7 @@ async def start(client: Client[Any], command: str) -> str:
     result = await client.call_tool(
         "bash", {"command": command, "run_in_background": True}, raise_on_error=False
     )
-    match = STARTED.fullmatch(ok_text(result))
-    assert match, ok_text(result)
-    return match.group(1)
+    return task_id_of(result)
 
 
 async def task_output(client: Client[Any], task_id: str) -> Any:
@@ -231,9 +221,7 @@ async def start_when_room(client: Client[Any], command: str, within: float = 60)
             "bash", {"command": command, "run_in_background": True}, raise_on_error=False
         )
         if not result.is_error:
-            match = STARTED.fullmatch(ok_text(result))
-            assert match, ok_text(result)
-            return match.group(1)
+            return task_id_of(result)
         assert error_text(result) == LIMIT_REACHED
         assert time.monotonic() < deadline, "no room for a background task"
         await anyio.sleep(0.02)

@@ -4,7 +4,6 @@ in task_output's finished format, and the task is forgotten."""
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -17,17 +16,10 @@ from fastmcp import Client
 from tests.inprocess import app_client
 from tests.pids import pid_alive, pids_in, wait_gone
 from tests.support import error_text, ok_text
+from tests.tasks import not_found
+from tests.tasks import start_in as start
 
 pytestmark = pytest.mark.anyio
-
-STARTED = re.compile(r"task_id: ([0-9a-f]{16})\nCommand started in background\.")
-
-
-def not_found(task_id: str) -> str:
-    return (
-        f"[BASH_TASK_NOT_FOUND] no background task {task_id!r} in this session; "
-        "a finished task's output can be read only once"
-    )
 
 
 @pytest.fixture(scope="module")
@@ -38,14 +30,6 @@ async def client(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Clie
 
 async def call(client: Client[Any], tool: str, **arguments: Any) -> Any:
     return await client.call_tool(tool, arguments, raise_on_error=False)
-
-
-async def start(client: Client[Any], directory: Path, command: str) -> str:
-    assert ok_text(await call(client, "bash", command=f"cd '{directory}'")) == "exit_code: 0\n"
-    text = ok_text(await call(client, "bash", command=command, run_in_background=True))
-    match = STARTED.fullmatch(text)
-    assert match, text
-    return match.group(1)
 
 
 async def pids_written(pid_file: Path, count: int) -> list[int]:

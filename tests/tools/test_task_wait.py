@@ -5,7 +5,6 @@ progress while it waits; a cancelled wait leaves the task running."""
 from __future__ import annotations
 
 import itertools
-import re
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -17,10 +16,9 @@ from fastmcp import Client
 
 from tests.inprocess import app_client
 from tests.support import error_text, ok_text
+from tests.tasks import start_in as start
 
 pytestmark = pytest.mark.anyio
-
-STARTED = re.compile(r"task_id: ([0-9a-f]{16})\nCommand started in background\.")
 
 
 @pytest.fixture(scope="module")
@@ -31,14 +29,6 @@ async def client(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Clie
 
 async def call(client: Client[Any], tool: str, **arguments: Any) -> Any:
     return await client.call_tool(tool, arguments, raise_on_error=False)
-
-
-async def start(client: Client[Any], directory: Path, command: str) -> str:
-    assert ok_text(await call(client, "bash", command=f"cd '{directory}'")) == "exit_code: 0\n"
-    text = ok_text(await call(client, "bash", command=command, run_in_background=True))
-    match = STARTED.fullmatch(text)
-    assert match, text
-    return match.group(1)
 
 
 async def until_exists(path: Path) -> None:
