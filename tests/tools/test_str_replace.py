@@ -665,6 +665,29 @@ async def test_partial_match_last_line_may_be_a_prefix(client: Client[Any], case
     )
 
 
+@pytest.mark.parametrize(
+    ("content", "old", "lines"),
+    [
+        (b"a\r\nb\n", "a\nb\n", "Lines 1-2 match"),
+        (b"x\na\r\n", "a\n", "Line 2 matches"),
+        (b"x\r\ny\na\r\n", "y\r\na\n", "Lines 2-3 match"),
+    ],
+)
+async def test_partial_match_up_to_the_final_newline(
+    client: Client[Any], case: Path, content: bytes, old: str, lines: str
+) -> None:
+    """An old_str that ends with a newline and matches, apart from line endings, up to the
+    end of a file ending with a newline is told so; its final newline is not a line of
+    its own (README "Edit rules worth knowing")."""
+    path = await viewed(client, case / f"end{len(content)}.txt", content)
+    result = await replace(client, path, old, new_str="z")
+    assert error_text(result) == NOT_FOUND.format(path=path) + (
+        f"\n{lines} old_str apart from line endings: the file mixes LF and CRLF there; "
+        "copy the line endings exactly."
+    )
+    assert path.read_bytes() == content
+
+
 async def test_partial_match_first_line_may_be_the_end_of_a_line(
     client: Client[Any], case: Path
 ) -> None:
