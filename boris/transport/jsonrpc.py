@@ -8,6 +8,8 @@ returns the message or the JSON-RPC error that answers it instead:
 - a batch (a JSON array): ``-32600``; MCP sends one message at a time;
 - a request whose ``id`` is neither a string nor an integer: ``-32600`` with id null
   (the SDK would take it for a notification and never answer);
+- a request whose ``id`` is a string holding a lone surrogate (valid JSON, but no reply
+  naming it could be encoded): ``-32600`` with id null;
 - anything else that is not a request, notification or response: ``-32600``.
 
 A message may be at most :func:`max_message_size` bytes: enough for a file of
@@ -36,6 +38,7 @@ from pydantic import ValidationError
 
 from boris.edge import check_arguments
 from boris.errors import BorisError
+from boris.text import LONE_SURROGATE, has_lone_surrogate
 
 #: JSON escapes text without control characters to at most 3 bytes per byte of UTF-8:
 #: a 2-byte character written as ``\\uXXXX`` takes 6, a 4-byte one 12 (quotes,
@@ -103,14 +106,24 @@ def read_message(data: bytes | bytearray) -> JSONRPCMessage | Refusal:
         request_id = value["id"]
         if type(request_id) is not int and not isinstance(request_id, str):
             return _refusal(INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
+        if not _echoable(request_id):
+            return _refusal(INVALID_REQUEST, f"Invalid Request: id {LONE_SURROGATE}")
     try:
         message: JSONRPCMessage = jsonrpc_message_adapter.validate_python(value, by_name=False)
     except ValidationError:
         request_id = value.get("id") if isinstance(value, dict) else None
-        if type(request_id) is not int and not isinstance(request_id, str):
-            request_id = None
-        return _refusal(INVALID_REQUEST, "Invalid Request", request_id)
+        return _refusal(
+            INVALID_REQUEST, "Invalid Request", request_id if _echoable(request_id) else None
+        )
     return message
+
+
+def _echoable(request_id: object) -> bool:
+    """Whether ``request_id`` can be written back in a reply: an integer, or a string
+    that is Unicode text."""
+    if type(request_id) is int:
+        return True
+    return isinstance(request_id, str) and not has_lone_surrogate(request_id)
 
 
 def lone_surrogate_reply(message: JSONRPCRequest, data: bytes) -> dict[str, Any] | None:

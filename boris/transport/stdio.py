@@ -225,7 +225,7 @@ class StdioGuard:
 def _encode(message: JSONRPCMessage) -> bytes | None:
     """A message as one JSON line; an error reply instead if it cannot be encoded."""
     try:
-        return jsonrpc_message_adapter.dump_json(message, by_alias=True, exclude_unset=True)
+        return _dump(message)
     except PydanticSerializationError as exc:
         log.warning("a reply could not be encoded as JSON: %s", exc)
         if not isinstance(message, JSONRPCResponse | JSONRPCError) or message.id is None:
@@ -233,11 +233,14 @@ def _encode(message: JSONRPCMessage) -> bytes | None:
         error = ErrorData(
             code=INTERNAL_ERROR, message="Internal error: the reply could not be encoded as JSON"
         )
-        return jsonrpc_message_adapter.dump_json(
-            JSONRPCError(jsonrpc="2.0", id=message.id, error=error),
-            by_alias=True,
-            exclude_unset=True,
-        )
+        try:
+            return _dump(JSONRPCError(jsonrpc="2.0", id=message.id, error=error))
+        except PydanticSerializationError:  # the id itself cannot be encoded
+            return _dump(JSONRPCError(jsonrpc="2.0", id=None, error=error))
+
+
+def _dump(message: JSONRPCMessage) -> bytes:
+    return jsonrpc_message_adapter.dump_json(message, by_alias=True, exclude_unset=True)
 
 
 def _write_line(fd: int, data: bytes) -> None:

@@ -29,6 +29,7 @@ from tests.support import (
     sdk_http_client,
     server_env,
 )
+from tests.transport.test_stdio import SURROGATE_ID, SURROGATE_IDS
 
 pytestmark = pytest.mark.anyio
 
@@ -339,6 +340,22 @@ def test_a_request_with_an_invalid_id_is_answered(open_server: HttpServer, bad_i
     assert json.loads(answer) == jsonrpc_error(
         -32600, "Invalid Request: id must be a string or an integer"
     )
+
+
+@pytest.mark.parametrize("body", SURROGATE_IDS)
+def test_a_request_whose_id_is_not_unicode_is_answered_with_id_null(
+    open_server: HttpServer, body: bytes
+) -> None:
+    # The same answer as over STDIO: valid JSON, an invalid request, id null.
+    session = RawSession(open_server.url)
+    status, headers, answer = session.post(body)
+    assert status == 400
+    assert headers["content-type"] == "application/json"
+    assert json.loads(answer) == jsonrpc_error(-32600, SURROGATE_ID["message"])
+    assert (
+        session.text("bash", command="echo still here") == "exit_code: 0\n\nstdout:\nstill here\n"
+    )
+    session.delete()
 
 
 @pytest.mark.parametrize(

@@ -145,6 +145,32 @@ def test_a_request_with_an_invalid_id_is_answered(small: RawStdio, bad_id: str) 
     assert tools_list(small, 40) == 9
 
 
+#: Requests whose id is valid JSON but not Unicode text: no reply could carry it.
+SURROGATE_IDS = [
+    b'{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}',
+    b'{"jsonrpc":"2.0","id":"a\\udfff","method":"ping"}',
+    b'{"jsonrpc":"2.0","id":"\\ud800","method":"no/such/method"}',
+    b'{"jsonrpc":"2.0","id":"\\udc80","method":"tools/call",'
+    b'"params":{"name":"bash","arguments":{"command":"echo hi"}}}',
+]
+SURROGATE_ID = {
+    "code": -32600,
+    "message": f"Invalid Request: id {LONE_SURROGATE}",
+}
+
+
+@pytest.mark.parametrize("line", SURROGATE_IDS)
+def test_a_request_whose_id_is_not_unicode_is_answered_with_id_null(
+    small: RawStdio, line: bytes
+) -> None:
+    # The reply cannot echo the id: it is refused as an invalid request with id null,
+    # nothing runs, and the session goes on.
+    small.send(line)
+    assert small.receive() == error(SURROGATE_ID)
+    assert small.silent()
+    assert tools_list(small, 45) == 9
+
+
 @pytest.mark.parametrize(
     ("tool", "arguments", "parameter"),
     [
