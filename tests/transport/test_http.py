@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from mcp import MCPError
 
 from boris.transport.http import is_loopback_origin
 from tests.support import (
@@ -253,6 +254,10 @@ TOO_LARGE = jsonrpc_error(
 )
 
 
+def with_id(reply: dict[str, object], request_id: int | str) -> dict[str, object]:
+    return {**reply, "id": request_id}
+
+
 @pytest.fixture(scope="module")
 def small_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
     workdir = tmp_path_factory.mktemp("small")
@@ -325,8 +330,62 @@ def test_a_longer_body_gets_413_naming_the_limit(small_server: HttpServer, chunk
     status, headers, answer = raw_post(small_server, list(MCP_HEADERS.items()), body)
     assert status == 413
     assert headers["content-type"] == "application/json"
-    assert json.loads(answer) == TOO_LARGE
+    assert json.loads(answer) == with_id(TOO_LARGE, 1)  # the id in its first bytes
     assert initialize(small_server)[0] == 200
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
+@pytest.mark.parametrize("request_id", [21, "ts-21"])
+def test_a_longer_body_with_its_id_at_the_end_gets_that_id(
+    small_server: HttpServer, chunked: bool, request_id: int | str
+) -> None:
+    # As the TypeScript SDK writes a request: the id last.
+    session = RawSession(small_server.url)
+    content = "x" * SMALL_MESSAGE_LIMIT
+    params = {"name": "create_file", "arguments": {"path": "ts.txt", "content": content}}
+    message = {"method": "tools/call", "params": params, "jsonrpc": "2.0", "id": request_id}
+    data = json.dumps(message).encode()
+    body: bytes | Iterator[bytes] = data
+    if chunked:
+        body = iter([data[i : i + 65536] for i in range(0, len(data), 65536)])
+    status, _, answer = raw_post(small_server, list(session.headers.items()), body)
+    assert status == 413
+    assert json.loads(answer) == with_id(TOO_LARGE, request_id)
+    assert session.text("bash", command="echo on") == "exit_code: 0\n\nstdout:\non\n"
+    session.delete()
+
+
+async def test_the_official_client_gets_its_answer_to_a_message_too_large(
+    small_server: HttpServer, tmp_path: Path
+) -> None:
+    async with sdk_http_client(small_server.url) as sdk:
+        with pytest.raises(MCPError) as raised:
+            await sdk.call_tool(
+                "create_file", {"path": str(tmp_path / "big.txt"), "content": "x" * (2 * MB)}
+            )
+        assert raised.value.error.message == TOO_LARGE["error"]["message"]  # type: ignore[index]
+        assert not (tmp_path / "big.txt").exists()
+        assert len((await sdk.list_tools()).tools) == 9
+
+
+def test_a_body_with_too_many_values_is_refused_before_it_is_parsed(
+    open_server: HttpServer,
+) -> None:
+    session = RawSession(open_server.url)
+    head = b'{"jsonrpc": "2.0", "id": 23, "method": "tools/call", "params": {"name": "view", '
+    body = head + b'"arguments": {"path": "x", "junk": [' + b"{}," * 200_000 + b"{}]}}}"
+    status, _, answer = session.post(body)
+    assert status == 400
+    assert json.loads(answer) == {
+        "jsonrpc": "2.0",
+        "id": 23,
+        "error": {
+            "code": -32600,
+            "message": "Invalid Request: message holds more than 100000 values",
+        },
+    }
+    assert session.text("bash", command="echo on") == "exit_code: 0\n\nstdout:\non\n"
+    session.delete()
 
 
 @pytest.mark.parametrize("bad_id", ["1.5", "[1]", "null", "true", "{}", "1e3"])
@@ -405,7 +464,11 @@ def test_a_clients_own_error_is_accepted_not_echoed(open_server: HttpServer) -> 
         ("bash", {"command": "echo \ud800"}, "command"),
         ("str_replace", {"path": "x.txt", "old_str": "\udc80", "new_str": "y"}, "old_str"),
         ("create_file", {"path": "x.txt", "content": "ok\ud83d"}, "content"),
-        ("glob", {"pattern": "*", "bogus": {"deep": ["ok", "\ud800"]}}, "bogus.deep.1"),
+        (
+            "multi_edit",
+            {"path": "x.txt", "edits": [{"old_str": "a"}, {"old_str": "b", "new_str": "\ud800"}]},
+            "edits.1.new_str",
+        ),
     ],
 )
 def test_a_lone_surrogate_in_an_argument_is_invalid_input(
