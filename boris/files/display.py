@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -103,10 +104,13 @@ def format_lines(lines: Sequence[bytes], first: int) -> str:
 
 @dataclass
 class LineWindow:
-    """Lines read from a file, and its total line count when the whole file was read."""
+    """Lines read from a file, and its total line count when the whole file was read;
+    ``too_long`` if the stream went on past the ``limit`` it was read with (its lines
+    and total then tell nothing)."""
 
     lines: list[bytes]
     total: int | None
+    too_long: bool = False
 
 
 def read_lines(
@@ -116,24 +120,31 @@ def read_lines(
     *,
     count_all: bool = False,
     chunk_size: int = CHUNK,
+    limit: int | None = None,
 ) -> LineWindow:
     """Lines ``start``..``end`` (1-based, inclusive) of a binary stream, without their ``\\n``.
 
     Reads chunk by chunk: chunks before ``start`` are only counted, and reading stops
     once line ``end`` is complete unless ``count_all`` asks for the total line count.
     A line may be of any length. A final line without ``\\n`` counts; the empty
-    remainder after a final ``\\n`` does not.
+    remainder after a final ``\\n`` does not. With a ``limit``, at most ``limit + 1``
+    bytes are read: a stream longer than that (a file that grew since its size was
+    checked) gives a window that is ``too_long``.
     """
     lines: list[bytes] = []
     pending: list[bytes] = []  # earlier pieces of the wanted line being read
     number = 1  # the line the read position is in
     at_line_start = True
+    left = sys.maxsize if limit is None else limit + 1  # bytes that may still be read
     while True:
         if number > end and not count_all:
             return LineWindow(lines, None)
-        chunk = stream.read(chunk_size)
+        chunk = stream.read(min(chunk_size, left))
         if not chunk:
             break
+        left -= len(chunk)
+        if not left:
+            return LineWindow([], None, too_long=True)
         at_line_start = chunk.endswith(b"\n")
         if number > end:
             number += chunk.count(b"\n")
