@@ -15,7 +15,7 @@ from __future__ import annotations
 import codecs
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -191,7 +191,11 @@ def edit_snippet(data: bytes, begin: int, end: int) -> str:
     The region's lines are shown whole however many they are; the window is clamped to
     the file, and a final newline does not add an empty line.
     """
-    first = data.count(b"\n", 0, begin) + 1
+    return _snippet(data, begin, end, data.count(b"\n", 0, begin) + 1)
+
+
+def _snippet(data: bytes, begin: int, end: int, first: int) -> str:
+    """:func:`edit_snippet`, the line ``begin`` is in being ``first``."""
     last = first + (data.count(b"\n", begin, end - 1) if end > begin else 0)
     shown_first = first
     offset = data.rfind(b"\n", 0, begin) + 1
@@ -211,20 +215,36 @@ def edit_snippet(data: bytes, begin: int, end: int) -> str:
     return format_lines(lines, shown_first)
 
 
-def edit_snippets(data: bytes, regions: Sequence[tuple[int, int]]) -> list[str]:
+class EditSnippets:
     """:func:`edit_snippet` of each of ``regions`` (sorted, disjoint byte ranges), one
-    snippet for regions whose windows of lines overlap or touch."""
-    groups: list[tuple[int, int, int]] = []  # begin, end, last line of the window
-    line, counted = 1, 0  # the line at offset ``counted``
-    for begin, end in regions:
-        line += data.count(b"\n", counted, begin)
-        counted = begin
-        last = line + (data.count(b"\n", begin, end - 1) if end > begin else 0)
-        if groups and line - CONTEXT_LINES <= groups[-1][2] + 1:
-            groups[-1] = (groups[-1][0], end, last + CONTEXT_LINES)
-        else:
-            groups.append((begin, end, last + CONTEXT_LINES))
-    return [edit_snippet(data, begin, end) for begin, end, _ in groups]
+    snippet for regions whose windows of lines overlap or touch.
+
+    The file's lines are counted once, in one pass over the regions (not from the start
+    of the file for each), and a snippet is only made when it is iterated to: a caller
+    that shows the first few makes only those.
+    """
+
+    def __init__(self, data: bytes, regions: Sequence[tuple[int, int]]) -> None:
+        self._data = data
+        #: Each snippet's region: begin, end, its first line, the last line of its window.
+        self._groups: list[tuple[int, int, int, int]] = []
+        line, counted = 1, 0  # the line at offset ``counted``
+        for begin, end in regions:
+            line += data.count(b"\n", counted, begin)
+            counted = begin
+            last = line + (data.count(b"\n", begin, end - 1) if end > begin else 0)
+            if self._groups and line - CONTEXT_LINES <= self._groups[-1][3] + 1:
+                group_begin, _, group_first, _ = self._groups[-1]
+                self._groups[-1] = (group_begin, end, group_first, last + CONTEXT_LINES)
+            else:
+                self._groups.append((begin, end, line, last + CONTEXT_LINES))
+
+    def __len__(self) -> int:
+        return len(self._groups)
+
+    def __iter__(self) -> Iterator[str]:
+        for begin, end, first, _ in self._groups:
+            yield _snippet(self._data, begin, end, first)
 
 
 def read_up_to(fd: int, size: int) -> bytes:
