@@ -30,7 +30,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from boris import __version__
 from boris.files.scope import normalise_deny_pattern, resolve_allow_dir
-from boris.search.globs import pattern_problem, split_outside_braces
+from boris.search.globs import PatternError, pattern_problem, split_outside_braces
 from boris.toolset import valid_disable_names
 
 # Applied to the stripped value: one way to match any text, so linear in its length.
@@ -164,8 +164,12 @@ class Settings(BaseSettings):
         for pattern in value:
             problem = pattern_problem(pattern)
             if problem is None:
-                normalised.append(normalise_deny_pattern(pattern, workdir))
-                problem = pattern_problem(normalised[-1])
+                try:
+                    normalised.append(normalise_deny_pattern(pattern, workdir))
+                except PatternError as exc:
+                    problem = str(exc)
+                else:
+                    problem = pattern_problem(normalised[-1])
             if problem:
                 raise ValueError(f"invalid deny pattern {pattern!r}: {problem}")
         return normalised

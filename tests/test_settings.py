@@ -344,6 +344,13 @@ STARTUP_ERRORS: list[tuple[list[str], dict[str, str] | None, str]] = [
         "--deny-dir (BORIS_DENY_DIRS): invalid deny pattern '**/[abc': unclosed '[' at position 3",
     ),
     (
+        ["--deny-dir", "secret/../.."],
+        None,
+        "--deny-dir (BORIS_DENY_DIRS): invalid deny pattern 'secret/../..': its '..' climbs "
+        "above its start; write the pattern from the working directory (./ or ../) or as an "
+        "absolute path instead",
+    ),
+    (
         [],
         {"BORIS_DENY_DIRS": "**/*.{pem,key"},
         "--deny-dir (BORIS_DENY_DIRS): invalid deny pattern '**/*.{pem,key': unclosed '{'",
