@@ -24,6 +24,7 @@ from boris.files.scope import PathScope
 from boris.session import Runtime, SessionStore
 from boris.settings import Settings
 from boris.shell.process import detect_shell
+from boris.text import printable
 from boris.tools import (
     bash,
     create_file,
@@ -190,10 +191,14 @@ def describe(tool: EdgeTool, settings: Settings) -> str:
 
 
 def instructions(settings: Settings) -> str:
-    """The initialize result's instructions: where the session starts, and the scope."""
+    """The initialize result's instructions: where the session starts, and the scope.
+
+    Valid Unicode whatever the paths: bytes of a name that are not UTF-8 (a ``--workdir``
+    of another encoding) show as U+FFFD, as in every tool result.
+    """
     text = f"Working directory: {settings.workdir}"
     if settings.allow_dirs:
         text += f"\nAllowed directories: {', '.join(settings.allow_dirs)}"
     if settings.deny_dirs:
         text += f"\nDenied patterns: {', '.join(settings.deny_dirs)}"
-    return text
+    return printable(text)

@@ -447,6 +447,19 @@ def test_malformed_bodies_get_jsonrpc_errors(
     assert initialize(open_server)[0] == 200
 
 
+def test_a_workdir_that_is_not_utf8_is_served(tmp_path: Path) -> None:
+    workdir = tmp_path / os.fsdecode(b"caf\xe9")
+    workdir.mkdir()
+    with http_server(workdir=workdir) as server:
+        status, _, body = http_request(
+            "POST", server.url, MCP_HEADERS, json.dumps(INITIALIZE).encode()
+        )
+        assert status == 200, body
+        assert json_body(body)["result"]["instructions"] == (
+            f"Working directory: {tmp_path}/caf\ufffd"
+        )
+
+
 def test_a_clients_own_error_is_accepted_not_echoed(open_server: HttpServer) -> None:
     session = RawSession(open_server.url)
     status, _, body = session.post(

@@ -19,7 +19,7 @@ from mcp import MCPError
 from mcp_types import ErrorData
 
 from tests.file_helpers import memory_kib, peak_start
-from tests.support import RawStdio, raw_stdio, sdk_stdio_client
+from tests.support import INITIALIZE, RawStdio, raw_stdio, sdk_stdio_client
 
 MB = 1024 * 1024
 #: README: a message may be 3 × --max-file-size + 1 MiB long (the line, without its newline).
@@ -361,6 +361,23 @@ def test_grep_content_with_an_undecodable_file_name(tmp_path: Path) -> None:
             "content": [{"type": "text", "text": "bad\ufffd.txt:1:foo"}],
             "isError": False,
         }
+        assert tools_list(server, 3) == 9
+
+
+def test_a_workdir_that_is_not_utf8_is_served(tmp_path: Path) -> None:
+    # Its name is shown with U+FFFD where it must be text; the tools use the real name.
+    workdir = tmp_path / os.fsdecode(b"caf\xe9")
+    workdir.mkdir()
+    with raw_stdio("--deny-dir", "**/s\udce9cret", workdir=workdir) as server:
+        server.send(INITIALIZE)
+        assert server.reply(1)["result"]["instructions"] == (
+            f"Working directory: {tmp_path}/caf\ufffd\nDenied patterns: **/s\ufffdcret"
+        )
+        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert (
+            server.call(2, "create_file", {"path": "a.txt", "content": "x\n"})["isError"] is False
+        )
+        assert (workdir / "a.txt").read_text() == "x\n"
         assert tools_list(server, 3) == 9
 
 
