@@ -29,4 +29,4 @@ WORKDIR /workspace
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
     CMD ["python3", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8080/health', timeout=4)"]
-ENTRYPOINT ["/usr/bin/tini", "--", "python3", "/usr/local/bin/boris.pyz", "--transport", "http", "--port", "8080"]
+ENTRYPOINT ["/usr/bin/tini", "--", "python3", "/usr/local/bin/boris.pyz", "--transport", "http", "--host", "0.0.0.0", "--port", "8080"]

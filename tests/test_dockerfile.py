@@ -64,3 +64,12 @@ def test_entrypoint_runs_the_pyz_under_an_init() -> None:
     assert len(entrypoints) == 1
     argv = json.loads(entrypoints[0])
     assert argv[:4] == ["/usr/bin/tini", "--", "python3", "/usr/local/bin/boris.pyz"]
+
+
+def test_entrypoint_serves_beyond_the_container_only_with_a_token() -> None:
+    # Reachable through the published port, so Boris starts only with --token or
+    # --generate-token given after the image name (or --allow-unauthenticated).
+    (entrypoint,) = [rest for keyword, rest in stages()[-1] if keyword == "ENTRYPOINT"]
+    argv = json.loads(entrypoint)
+    assert argv[argv.index("--host") + 1] == "0.0.0.0"
+    assert not {"--token", "--generate-token", "--allow-unauthenticated"} & set(argv)

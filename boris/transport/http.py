@@ -415,17 +415,13 @@ def _answer_quiet_requests_plainly(manager: Any) -> None:
     manager._admit_session = admit_plain_when_quiet
 
 
-def _is_loopback_host(host: str) -> bool:
-    return host in ("localhost", "::1") or host.startswith("127.")
-
-
 async def serve_http(mcp: FastMCP[Any], settings: Settings) -> None:
     import uvicorn
 
-    if not settings.token and not _is_loopback_host(settings.host):
+    if settings.unauthenticated_beyond_loopback:  # only with --allow-unauthenticated
         log.warning(
-            "serving HTTP on %s without a token: anyone who can reach port %d can run commands; "
-            "set --token or --generate-token",
+            "serving HTTP on %s without a token (--allow-unauthenticated): anyone who can "
+            "reach port %d can run commands; set --token or --generate-token",
             settings.host,
             settings.port,
         )

@@ -29,6 +29,7 @@ from tests.support import (
     json_body,
     sdk_http_client,
     server_env,
+    stop_process,
 )
 from tests.transport.test_stdio import SURROGATE_ID, SURROGATE_IDS
 
@@ -218,21 +219,55 @@ def test_loopback_origins() -> None:
     assert not is_loopback_origin("not a url")
 
 
-def test_warning_when_reachable_without_a_token(open_server: HttpServer) -> None:
-    # A name that cannot be bound: the warning comes before the bind, and nothing
-    # ever listens beyond loopback.
-    done = subprocess.run(
-        [*BORIS, "--host", "boris-test.invalid", "--port", str(free_port())],
-        capture_output=True,
-        text=True,
-        env=server_env(),
-        stdin=subprocess.DEVNULL,
-        timeout=60,
+def test_beyond_loopback_without_a_token_only_knowingly(open_server: HttpServer) -> None:
+    # A name that cannot be bound: the check and the warning come before the bind, and
+    # nothing ever listens beyond loopback.
+    def run(*flags: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*BORIS, "--host", "boris-test.invalid", "--port", str(free_port()), *flags],
+            capture_output=True,
+            text=True,
+            env=server_env(env),
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+        )
+
+    refused = run()
+    assert refused.returncode == 2
+    assert refused.stderr == (
+        "boris: error: --host boris-test.invalid is reachable from other machines and no "
+        "token is set: anyone who can reach it could run commands; set --token or "
+        "--generate-token, or pass --allow-unauthenticated to accept that\n"
     )
-    assert done.returncode != 0
-    assert "serving HTTP on boris-test.invalid without a token: anyone who can reach" in done.stderr
+    for accepted in (run("--allow-unauthenticated"), run(env={"BORIS_ALLOW_UNAUTHENTICATED": "1"})):
+        assert accepted.returncode not in (0, 2)  # started, then could not bind
+        assert (
+            "WARNING boris.http: serving HTTP on boris-test.invalid without a token "
+            "(--allow-unauthenticated): anyone who can reach port" in accepted.stderr
+        )
     # Loopback, as every test server binds, is not reachable from elsewhere: no warning.
     assert "without a token" not in open_server.stderr()
+
+
+def test_the_default_host_is_loopback(tmp_path: Path) -> None:
+    port = free_port()
+    proc = subprocess.Popen(
+        [*BORIS, "--port", str(port), "--workdir", str(tmp_path)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=server_env(),
+    )
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if b"listening on" in line:
+                assert line.rstrip().endswith(f"listening on http://127.0.0.1:{port}/mcp".encode())
+                break
+        else:
+            raise AssertionError("the server did not start")
+    finally:
+        stop_process(proc)
 
 
 # --- the edge: message size, malformed JSON-RPC, origins, text that cannot be sent -------
