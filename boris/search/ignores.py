@@ -334,7 +334,8 @@ def levels_inside(
 
     A directory holding ``.git`` is a repository of its own: git's rules from the
     directories above it do not reach into it, whichever directory the walk started
-    from (as with git and ripgrep), and its ``info/exclude`` applies.
+    from (as with git and ripgrep), and its ``info/exclude`` applies. An ignore file
+    that is a symlink to a file out of scope is not read.
     """
     found: list[tuple[int, os.DirEntry[str]]] = []
     git = None
@@ -359,6 +360,8 @@ def levels_inside(
     for source, entry in found:
         if not entry.is_file():
             continue
+        if entry.is_symlink() and not scope.permits(os.path.realpath(entry.path)):
+            continue  # an ignore file linked from out of scope is not read
         rules = read_ignore_file(entry.path)
         if rules is not None:
             added.append(_IgnoreLevel(rules, b"", cut, source))

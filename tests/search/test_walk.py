@@ -268,22 +268,26 @@ def test_ignore_files_among_names_that_sort_around_them(tmp_path: Path) -> None:
 
 
 def test_ignore_files_out_of_scope_are_not_read(tmp_path: Path) -> None:
-    """Ignore files above the allowed directories, and an exclude file a worktree's
-    .git leads out of them to, are not read."""
+    """Ignore files above the allowed directories, an exclude file a worktree's .git
+    leads out of them to, and an ignore file linked from out of them are not read."""
     write_tree(
         tmp_path,
         {
             ".ignore": "*.tmp\n",
             "outside/.git/info/exclude": "*.log\n",
             "outside/.git/worktrees/wt/commondir": "../..\n",
+            "outside/rules": "*.txt\n",
             "allowed/wt/.git": "gitdir: ../../outside/.git/worktrees/wt\n",
             "allowed/wt/a.log": "",
             "allowed/wt/a.tmp": "",
+            "allowed/wt/a.txt": "",
         },
     )
     wt = tmp_path / "allowed" / "wt"
-    assert entries(wt) == []
-    assert entries(wt, PathScope([str(tmp_path / "allowed")], [])) == ["a.log", "a.tmp"]
+    (wt / ".rgignore").symlink_to(tmp_path / "outside" / "rules")
+    assert entries(wt) == [".rgignore"]
+    allowed = PathScope([str(tmp_path / "allowed")], [])
+    assert entries(wt, allowed) == ["a.log", "a.tmp", "a.txt"]  # the link is skipped too
 
 
 def test_circular_symlinks_end(tmp_path: Path) -> None:
