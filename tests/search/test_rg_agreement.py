@@ -13,19 +13,23 @@ How a question maps to rg (run with the search root as its working directory)::
     every call       rg --no-config --hidden --no-ignore-global --no-messages
                         -g '!.git' -g '!node_modules'
     the tree         in a repository, the tree itself; else a copy with a .git at its
-                     top and without the .gitignore files above the search root
+                     top and without the .gitignore files above the search root (but
+                     those of a nested repository holding it)
     grep             -L --sort path --regexp PATTERN (-i) (-t TYPE)
       mode           files_with_matches: -l, then newest first (ties in walk order);
                      count: -c; content: -n/-N --no-heading --with-filename,
                      -B/-A the context of each side
       multiline      -U --multiline-dotall; otherwise --crlf, and \\z as $
-      include        -g is a whitelist that overrides .gitignore and -t, so it is
+      include        -g is a whitelist that overrides ignore files and -t, so it is
                      applied as the files both ``rg --files`` and ``rg --files -g
                      INCLUDE`` list: ``-g '!*' -g '*/'`` then ``-g '/<file>'`` each
       a single file  its absolute path as rg's path argument
       paging         head_limit and offset slice rg's output lines
     glob (type file) rg --files -L --sort path -g PATTERN, minus what lies below a
                      symlinked directory, newest first; -g again as a whitelist
+
+A second test asks only which files grep and glob see, on a small tree whose ignore
+files of every kind and level disagree about the same names.
 
 Profiles: CI runs a bounded number of trees; ``HYPOTHESIS_PROFILE=deep`` runs
 thousands of questions (by hand: a few minutes on a 2-core machine).
@@ -803,12 +807,23 @@ def ignore_trees(draw: st.DrawFn) -> Tree:
 @pytest.mark.skipif(not rg_version_ok(), reason="needs rg 14.1.0 (the ripgrep test extra)")
 @pytest.mark.timeout(0 if EXAMPLES > 40 else 600)
 @settings(phases=SHRINK_WITHOUT_EXPLAINING)
-@given(tree=ignore_trees(), place=st.integers(0, 99))
+@given(
+    tree=ignore_trees(),
+    place=st.integers(0, 99),
+    include=st.sampled_from([None, None, "*.py", "*.log", "[xk].*", "**/c/*", "a/**"]),
+    file_type=st.sampled_from([None, None, "py"]),
+)
 async def test_ignore_files_agree_with_ripgrep(
-    client: Client[Any], root: Path, tree: Tree, place: int
+    client: Client[Any],
+    root: Path,
+    tree: Tree,
+    place: int,
+    include: str | None,
+    file_type: str | None,
 ) -> None:
     """Which files grep searches and glob lists, from any directory, when .gitignore,
-    .ignore, .rgignore and info/exclude files at several levels disagree about them."""
+    .ignore, .rgignore and info/exclude files at several levels disagree about them,
+    and which of them include and type choose (DIFFERENCES["filters after ignores"])."""
     top = write(tree, root / f"case{next(_cases)}")
     roots = search_roots(tree)
     search_root = roots[place % len(roots)]
@@ -816,8 +831,8 @@ async def test_ignore_files_agree_with_ripgrep(
     listed = text_of(await client.call_tool("glob", arguments, raise_on_error=False))
     got = [] if listed == "No files found" else listed.split("\n")
     assert got == expected_glob(tree, top, search_root, "**"), search_root
-    q = GrepQuestion(place, False, [("foo", "foo")], False, None, None, "count", True, None,
-                     None, 0, False, 0, 0, search_root)  # fmt: skip
+    q = GrepQuestion(place, False, [("foo", "foo")], False, include, file_type, "count", True,
+                     None, None, 0, False, 0, 0, search_root)  # fmt: skip
     result = await client.call_tool("grep", boris_arguments(top, q), raise_on_error=False)
     got = text_of(result).split("\n") if text_of(result) else []
     assert got == expected_grep(tree, top, q), search_root
