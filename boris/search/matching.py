@@ -30,7 +30,7 @@ import os
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from boris.files.sniff import UTF8_BOM, UTF16_BE_BOM, UTF16_LE_BOM
 
@@ -466,11 +466,10 @@ class FileTask:
     after: int = 0
     #: content mode: the most output lines a file needs to give (None: all).
     budget: int | None = None
-    #: content mode: a file stops giving lines once those after its first
-    #: ``skipped`` hold more than this many characters, more than any page shows
-    #: (None: no limit). Its first ``skipped`` lines may fall before the page.
+    #: content mode: a file stops giving lines once those it keeps (see
+    #: :class:`Rendered`) hold more than this many characters, more than any page
+    #: shows (None: no limit).
     max_chars: int | None = None
-    skipped: int = 0
 
     def matcher(self) -> Matcher:
         return compiled(self.pattern, self.case_insensitive, self.multiline)
@@ -482,13 +481,24 @@ def compiled(pattern: str, case_insensitive: bool, multiline: bool) -> Matcher:
     return Matcher(pattern, case_insensitive=case_insensitive, multiline=multiline)
 
 
+class Rendered(NamedTuple):
+    """A file's content output: how many of its first output lines were left out
+    (counted, never formatted or kept: they fall before the page), the lines after
+    them, and whether those were cut short at ``max_chars``."""
+
+    left_out: int
+    lines: list[str]
+    cut: bool = False
+
+
 #: A file's result: its mtime (files_with_matches), its count of match lines (count)
 #: or its output lines (content); None when the file has no match or is skipped.
-Result = int | list[str] | None
+Result = int | Rendered | None
 
 
-def search_file(task: FileTask, matcher: Matcher, label: str, path: str) -> Result:
-    """Read and search one file; ``label`` is how content lines name it."""
+def search_file(task: FileTask, matcher: Matcher, label: str, path: str, skip: int = 0) -> Result:
+    """Read and search one file; ``label`` is how content lines name it, and content
+    leaves out (counts) the file's first ``skip`` output lines."""
     try:
         fd = os.open(path, OPEN_FLAGS)
     except OSError:
@@ -505,7 +515,8 @@ def search_file(task: FileTask, matcher: Matcher, label: str, path: str) -> Resu
         if mode == "count":
             result = matcher.count(data) or None
         elif mode == "content":
-            result = render_file(label, data, matcher, task) or None
+            rendered = render_file(label, data, matcher, task, skip)
+            result = rendered if rendered.left_out or rendered.lines else None
         else:
             result = 0 if matcher.matches(data) else None
         if result is None or is_binary(data):
@@ -527,36 +538,52 @@ class _Full(Exception):
     """A file has given all the lines a page can show."""
 
 
-def render_file(label: str, data: bytes, matcher: Matcher, task: FileTask) -> list[str]:
+def render_file(
+    label: str, data: bytes, matcher: Matcher, task: FileTask, skip: int = 0
+) -> Rendered:
     """A file's output lines: match lines and context, ``--`` between groups that do
-    not touch (never before the first: the caller separates files).
+    not touch (never before the first: the caller separates files). The first
+    ``skip`` of them are only counted: a page that starts far into the output costs
+    no memory for the lines before it.
 
     With a budget only enough match lines are found to fill it: one more than the
     budget decides whether the last group merges with the next. With ``max_chars``
-    the lines stop once they overflow any page (a file of long lines cannot swell
-    the output).
+    the lines stop once those kept overflow any page (a file of long lines cannot
+    swell the output).
     """
     before, after, budget = task.before, task.after, task.budget
     with_context = before > 0 or after > 0
     numbered = task.line_numbers
-    max_chars, skipped = task.max_chars, task.skipped
+    max_chars = task.max_chars
     lines = _Lines(data)
     out: list[str] = []
-    size = 0  # characters of the lines after the first ``skipped``
+    left_out = 0
+    size = 0  # characters of the lines kept
     emitted = -1  # number of the last line emitted (0-based), -1 before the first
     after_until = -1  # after-context of the previous match runs to this line
 
     def add(line: str) -> None:
         nonlocal size
         out.append(line)
-        if max_chars is not None and len(out) > skipped:
+        if max_chars is not None:
             size += len(line) + 1
             if size > max_chars:
                 raise _Full
 
     def emit(number: int, span: tuple[int, int], mark: str) -> None:
+        nonlocal left_out
+        if left_out < skip:
+            left_out += 1
+            return
         text = _line_text(data, *span)
         add(f"{label}{mark}{number + 1}{mark}{text}" if numbered else f"{label}{mark}{text}")
+
+    def separate() -> None:
+        nonlocal left_out
+        if left_out < skip:
+            left_out += 1
+        else:
+            add("--")
 
     try:
         for found, (start, end) in enumerate(matcher.lines(data), 1):
@@ -567,7 +594,7 @@ def render_file(label: str, data: bytes, matcher: Matcher, task: FileTask) -> li
                 emit(emitted, lines.span(emitted), "-")
             first = max(number - before, emitted + 1, 0)
             if with_context and emitted >= 0 and first > emitted + 1:
-                add("--")
+                separate()
             for context_line in range(first, number):
                 emit(context_line, lines.span(context_line), "-")
             emit(number, (start, end), ":")
@@ -579,8 +606,8 @@ def render_file(label: str, data: bytes, matcher: Matcher, task: FileTask) -> li
             emitted += 1
             emit(emitted, lines.span(emitted), "-")
     except _Full:
-        pass
-    return out
+        return Rendered(left_out, out, cut=True)
+    return Rendered(left_out, out)
 
 
 def _line_text(data: bytes, start: int, end: int) -> str:
