@@ -27,6 +27,8 @@ from boris.search.matching import (
     Matcher,
     Rendered,
     Result,
+    Stop,
+    check,
     search_file,
 )
 from boris.search.walk import newest_first, walk
@@ -55,8 +57,10 @@ class Request:
     offset: int
 
 
-def run(access: FileAccess, request: Request) -> str:
-    """Check a grep call's arguments, in the order of the error codes, and run it."""
+def run(access: FileAccess, request: Request, stop: Stop | None = None) -> str:
+    """Check a grep call's arguments, in the order of the error codes, and run it.
+
+    Raises :class:`~boris.search.matching.Stopped` soon after ``stop`` is set."""
     if not request.pattern:
         raise BorisError(Code.INVALID_INPUT, "pattern: must not be empty")
     try:
@@ -129,6 +133,7 @@ def run(access: FileAccess, request: Request) -> str:
         file_type=type_filter,
         head_limit=head_limit,
         offset=offset,
+        stop=stop,
     )
     try:
         return grep(root, label, query, access.scope)
@@ -165,6 +170,8 @@ class Query:
     file_type: NameFilter | None
     head_limit: int
     offset: int
+    #: Set when the call is cancelled: the search stops (boris.search.matching.Stopped).
+    stop: Stop | None = None
 
     @property
     def output_mode(self) -> str:
@@ -298,7 +305,7 @@ class Position:
         skip = self.skip()
         if result.left_out > skip or (result.cut and result.left_out != skip):
             query = self.query
-            again = search_file(query.task, query.matcher, label, path, skip)
+            again = search_file(query.task, query.matcher, label, path, skip, query.stop)
             result = again if isinstance(again, Rendered) else Rendered(0, [])
         separator = 1 if self._separated and self.produced else 0
         on_page = self.query.offset <= self.produced
@@ -318,18 +325,19 @@ def _results(
     files: Iterator[tuple[str, str]], query: Query, parallel: bool, position: Position
 ) -> Generator[tuple[str, str, Result], None, None]:
     """``(label, path, result)`` for each file with a match, in the order of ``files``."""
-    task, matcher = query.task, query.matcher
+    task, matcher, stop = query.task, query.matcher, query.stop
     for label, path in itertools.islice(files, IN_PROCESS_FILES):
-        result = search_file(task, matcher, label, path, position.skip())
+        check(stop)
+        result = search_file(task, matcher, label, path, position.skip(), stop)
         if result is not None:
             yield label, path, result
     from boris.search import pool as searchpool
 
     pool = searchpool.shared_pool() if parallel else None
     if pool is None:
-        yield from searchpool.search_here(task, files, position.skip)
+        yield from searchpool.search_here(task, files, position.skip, stop)
     else:
-        yield from pool.results(task, files, position.skip)
+        yield from pool.results(task, files, position.skip, stop)
 
 
 def _single_file(path: str, label: str, query: Query) -> Iterator[tuple[str, str]]:
@@ -352,7 +360,7 @@ def _tree(root: str, query: Query, scope: PathScope) -> Iterator[tuple[str, str]
     elif include is not None and not by_path:
         names = include
     # The walk filters by name where it can; a pattern with a "/" needs the path too.
-    for rel, is_dir, entry in walk(root, scope, follow_symlinks=True, names=names):
+    for rel, is_dir, entry in walk(root, scope, follow_symlinks=True, names=names, stop=query.stop):
         if is_dir or (by_path and not _wanted_file(query, rel)):
             continue
         try:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import select
 import struct
 import subprocess
 import sys
@@ -30,7 +31,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
-from boris.search.matching import FileTask, Rendered, Result, search_file
+from boris.search.matching import FileTask, Rendered, Result, Stop, check, search_file
 
 #: Files per message. Small enough that a queued request always fits in a pipe buffer
 #: (so sending never waits on a worker that is itself waiting to send a reply).
@@ -82,6 +83,27 @@ def _read_message(stream: IO[bytes]) -> bytes | None:
     return body if len(body) == size else None
 
 
+#: Seconds between two looks at whether a search was called off, while a reply is awaited.
+STOP_POLL = 0.05
+
+
+def _read_exactly(fd: int, size: int, stop: Stop | None) -> bytes:
+    """``size`` bytes from the pipe ``fd``; WorkerGone at its end. While waiting,
+    looks every ``STOP_POLL`` seconds at ``stop``."""
+    parts: list[bytes] = []
+    have = 0
+    while have < size:
+        if stop is not None:
+            while not select.select([fd], [], [], STOP_POLL)[0]:
+                check(stop)
+        part = os.read(fd, min(size - have, 1 << 20))
+        if not part:
+            raise WorkerGone
+        parts.append(part)
+        have += len(part)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
 def _write_message(stream: IO[bytes], body: bytes) -> None:
     stream.write(_HEADER.pack(len(body)))
     stream.write(body)
@@ -121,17 +143,28 @@ class Worker:
         except (OSError, ValueError) as exc:  # ValueError: the pipe was closed already
             raise WorkerGone from exc
 
-    def receive(self) -> list[tuple[int, Result]]:
+    def receive(self, stop: Stop | None = None) -> list[tuple[int, Result]]:
+        """The worker's next reply; raises :class:`~boris.search.matching.Stopped` if
+        ``stop`` is set while it is awaited.
+
+        The pipe is read at the descriptor (its buffered reader is never used), so
+        that waiting for it can be interrupted."""
         assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
         try:
-            message = _read_message(self.proc.stdout)
+            (size,) = _HEADER.unpack(_read_exactly(fd, _HEADER.size, stop))
+            message = _read_exactly(fd, size, stop)
         except (OSError, ValueError) as exc:
             raise WorkerGone from exc
-        if message is None:
-            raise WorkerGone
         results: list[tuple[int, Result]] = pickle.loads(message)
         self.answered = True
         return results
+
+    def kill(self) -> None:
+        """End a worker in the middle of its work (its search was called off)."""
+        with contextlib.suppress(OSError):
+            self.proc.kill()
+        self.stop()
 
     def stop(self) -> None:
         for stream in (self.proc.stdin, self.proc.stdout):
@@ -182,6 +215,12 @@ class Pool:
             if not worker.answered:
                 self._broken = True
 
+    def discard(self, worker: Worker) -> None:
+        """End a busy worker whose search was called off; the next search starts another."""
+        worker.kill()
+        with self._lock:
+            self._started -= 1
+
     def close(self) -> None:
         with self._lock:
             workers, self._idle = self._idle, []
@@ -189,17 +228,23 @@ class Pool:
             worker.stop()
 
     def results(
-        self, task: FileTask, files: Iterator[tuple[str, str]], skip: Callable[[], int]
+        self,
+        task: FileTask,
+        files: Iterator[tuple[str, str]],
+        skip: Callable[[], int],
+        stop: Stop | None = None,
     ) -> Iterator[tuple[str, str, Result]]:
         """``(label, path, result)`` for the files with a result, in the order of
         ``files``, searched by the workers (in this process if there are none).
 
         ``skip()`` says, when a chunk is sent, how many content lines before the page
-        its first file may leave out (see :func:`search_chunk`).
+        its first file may leave out (see :func:`search_chunk`). Once ``stop`` is set
+        the search raises :class:`~boris.search.matching.Stopped`, and the workers
+        still busy with it are ended rather than waited for.
         """
         workers = self.checkout()
         if not workers:
-            yield from search_here(task, files, skip)
+            yield from search_here(task, files, skip, stop)
             return
         # Each entry: the worker, its chunk and the chunk's skip. Read back in the order sent.
         pending: deque[Pending] = deque()
@@ -216,12 +261,12 @@ class Pool:
                 worker, chunk, chunk_skip = pending.popleft()
                 if worker in alive:
                     try:
-                        found = worker.receive()
+                        found = worker.receive(stop)
                     except WorkerGone:
                         self._lose(worker, alive)
-                        found = search_chunk(task, chunk, chunk_skip)
+                        found = search_chunk(task, chunk, chunk_skip, stop)
                 else:
-                    found = search_chunk(task, chunk, chunk_skip)
+                    found = search_chunk(task, chunk, chunk_skip, stop)
                 for index, result in found:
                     yield *chunk[index], result
                 refill = next(chunks, None)
@@ -233,6 +278,12 @@ class Pool:
                     else:
                         self._send(target, task, (refill, skip()), pending, alive)
         finally:
+            if stop is not None and stop.is_set():
+                # Called off: nobody wants what the workers are doing, and one may be
+                # half way through a reply. They are ended; the next search starts others.
+                for worker in alive:
+                    self.discard(worker)
+                alive.clear()
             # Stopped early (a full page) or failed: collect the replies still owed,
             # so that each worker goes back idle with nothing left in its pipe.
             for worker, _, _ in pending:
@@ -270,19 +321,23 @@ Pending = tuple[Worker, list[tuple[str, str]], int]
 
 
 def search_here(
-    task: FileTask, files: Iterable[tuple[str, str]], skip: Callable[[], int]
+    task: FileTask,
+    files: Iterable[tuple[str, str]],
+    skip: Callable[[], int],
+    stop: Stop | None = None,
 ) -> Iterator[tuple[str, str, Result]]:
     """The same results as :meth:`Pool.results`, computed in this process, each file
     leaving out exactly the lines before the page (``skip()`` is asked for each)."""
     matcher = task.matcher()
     for label, path in files:
-        result = search_file(task, matcher, label, path, skip())
+        check(stop)
+        result = search_file(task, matcher, label, path, skip(), stop)
         if result is not None:
             yield label, path, result
 
 
 def search_chunk(
-    task: FileTask, chunk: list[tuple[str, str]], skip: int
+    task: FileTask, chunk: list[tuple[str, str]], skip: int, stop: Stop | None = None
 ) -> list[tuple[int, Result]]:
     """``(index, result)`` for the files of ``chunk`` with a result.
 
@@ -295,7 +350,8 @@ def search_chunk(
     separator = 1 if task.before > 0 or task.after > 0 else 0
     found: list[tuple[int, Result]] = []
     for index, (label, path) in enumerate(chunk):
-        result = search_file(task, matcher, label, path, skip)
+        check(stop)
+        result = search_file(task, matcher, label, path, skip, stop)
         if result is not None:
             found.append((index, result))
             if isinstance(result, Rendered):

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from boris.errors import BorisError
 from boris.files.scope import SKIPPED_NAMES, PathScope
-from boris.search.matching import OPEN_FLAGS
+from boris.search.matching import OPEN_FLAGS, Stop, check
 
 #: The largest .gitignore read; a bigger one is not a real ignore file.
 _MAX_IGNORE_FILE = 1 << 20
@@ -288,6 +288,7 @@ def walk(
     *,
     follow_symlinks: bool,
     names: Callable[[str], object] | None = None,
+    stop: Stop | None = None,
 ) -> Iterator[Found]:
     """Every entry below the directory ``root`` (resolved, in scope), depth first,
     entries of each directory in name order, subject to the skips in the module doc.
@@ -297,7 +298,8 @@ def walk(
     duplicates) or is out of scope; without it, it is yielded and not entered.
     ``names``, when given, is a cheap pre-filter on entry names: entries it rejects
     are not yielded (directories are still entered), which spares the caller most
-    of the walk's work in a name search.
+    of the walk's work in a name search. The walk raises
+    :class:`~boris.search.matching.Stopped` soon after ``stop`` is set.
     """
     entries = _sorted_entries(root)
     if entries is None:
@@ -340,6 +342,7 @@ def walk(
             if not enter or real_dir in visited:
                 continue
             visited.add(real_dir)
+            check(stop)
             children = _sorted_entries(entry.path)
             if children is None:
                 continue
