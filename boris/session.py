@@ -22,7 +22,7 @@ from boris.files.scope import PathScope
 from boris.settings import Settings
 from boris.shell.command import Shell
 from boris.shell.environment import child_environment, for_commands
-from boris.shell.process import KILL_GRACE
+from boris.shell.processes import KILL_GRACE
 from boris.shell.tasks import Endable, TaskTable
 
 if TYPE_CHECKING:

@@ -1,8 +1,8 @@
 """One bash call: a command run in the foreground to its end (or its timeout), or started
 in the background.
 
-A foreground command runs in the session's cwd (see boris.shell.wrapper), in a new
-process group that the session tracks while anything of it lives; its output is
+A foreground command runs in the session's cwd (see boris.shell.wrapper), in a kernel
+session of its own whose processes the session tracks while anything of it lives; its output is
 captured up to the cap and, when the client asked, sent line by line as progress.
 The result text is ``exit_code: N`` and the stderr and stdout sections, after
 ``Command timed out after <ms>ms`` when the timeout ended it.
@@ -111,7 +111,7 @@ async def run(
     ``progress``, when given, is sent each output line as it arrives. A cancelled call
     (client cancel, session end, shutdown) ends the command's process group.
     """
-    tasks.prune_groups()
+    tasks.prune()
     stdout = Capture()
     stderr = Capture()
     report = CwdReport()
@@ -150,22 +150,22 @@ async def run(
         nonlocal timed_out
         if process.running:  # not when the shell has exited and its output is draining
             timed_out = True
-            process.group.terminate()
+            process.processes.terminate()
 
     deadline = asyncio.get_running_loop().call_later(timeout_ms / 1000, time_out)
     try:
-        tasks.track_group(process.group)
+        # Tracked while anything of it lives, so that the session's end ends it.
+        tasks.track(process.processes)
         await process.finished
     except BaseException:
-        # Cancelled (client cancel, session DELETE, shutdown) or refused: end the group.
-        process.group.terminate()
+        # Cancelled (client cancel, session DELETE, shutdown) or refused: end it all.
+        process.processes.terminate()
         process.detach()
         if sender is not None:
             sender.cancel()
         raise
     finally:
         deadline.cancel()
-        tasks.release_group(process.group)
 
     rest, err_rest = stdout.finish(), stderr.finish()
     if sender is not None and out_lines is not None and err_lines is not None:

@@ -1,11 +1,12 @@
-"""Shell commands in their own process group, read without blocking the event loop.
+"""Shell commands in a kernel session of their own, read without blocking the event loop.
 
 Each command runs as ``<shell> -c <script> <args>…`` in a new session (so a new process
 group, and no controlling terminal), stdin from /dev/null, stdout and stderr on pipes
 that the event loop reads as data arrives. A run may also have a report pipe: its write
 end is the shell's stdin, which the script moves to a descriptor of its own before it
-gives the command /dev/null. Ending a command always means ending its whole group:
-SIGTERM now, SIGKILL ``KILL_GRACE`` seconds later if anything is left.
+gives the command /dev/null. Ending a command always means ending every process in its
+session (boris.shell.processes): SIGTERM now, SIGKILL ``KILL_GRACE`` seconds later if
+anything is left.
 """
 
 from __future__ import annotations
@@ -14,15 +15,13 @@ import asyncio
 import contextlib
 import logging
 import os
-import signal
 import subprocess
 import threading
 from collections.abc import Callable, Mapping, Sequence
 
-log = logging.getLogger("boris.process")
+from boris.shell.processes import CommandProcesses
 
-#: Seconds between SIGTERM and SIGKILL for a process group Boris ends.
-KILL_GRACE = 5.0
+log = logging.getLogger("boris.process")
 
 #: Bytes read from a pipe at a time.
 CHUNK = 65536
@@ -39,57 +38,6 @@ SLOW_DRAIN = (0.1, 1.0)
 #: Seconds output is still collected after the shell exits. A background grandchild
 #: (``server &``) may hold the pipes open for hours; the call must not wait for it.
 DRAIN_GRACE = 0.1
-
-
-class ProcessGroup:
-    """A process group Boris started, and the one way Boris ends it.
-
-    It is an :class:`~boris.shell.tasks.Endable`, so a session can end it when it
-    closes. The group id is the shell's pid, which the kernel does not hand out
-    again while any process of the group lives. Once the group has been seen empty
-    it is never signalled again: a later group with the same id belongs to someone else.
-    """
-
-    def __init__(self, pgid: int) -> None:
-        self.pgid = pgid
-        self.ended = False
-        self._kill_timer: threading.Timer | None = None
-
-    def signal(self, signum: int) -> None:
-        if self.ended:
-            return
-        try:
-            os.killpg(self.pgid, signum)
-        except ProcessLookupError:
-            self.ended = True
-        except PermissionError:
-            pass
-
-    def alive(self) -> bool:
-        """Whether any process of the group is left (a zombie not yet reaped counts)."""
-        if not self.ended:
-            self.signal(0)
-        return not self.ended
-
-    def terminate(self) -> None:
-        """SIGTERM the group now; SIGKILL it ``KILL_GRACE`` seconds later if anything is left."""
-        self.signal(signal.SIGTERM)
-        self.signal(signal.SIGCONT)  # a stopped process could not act on the SIGTERM
-        if self._kill_timer is None and not self.ended:
-            # A timer thread rather than the event loop: terminate() is also called at
-            # shutdown, when the loop may not live another five seconds.
-            timer = threading.Timer(KILL_GRACE, self._kill_if_alive)
-            timer.daemon = True
-            timer.start()
-            self._kill_timer = timer
-
-    def _kill_if_alive(self) -> None:
-        if self.alive():
-            log.debug("process group %d outlived SIGTERM, sending SIGKILL", self.pgid)
-            self.kill()
-
-    def kill(self) -> None:
-        self.signal(signal.SIGKILL)
 
 
 Sink = Callable[[bytes], object]
@@ -145,7 +93,7 @@ class ShellRun:
                 os.close(write)
         self._proc = proc
         self.pid = proc.pid
-        self.group = ProcessGroup(proc.pid)
+        self.processes = CommandProcesses(proc.pid)
         self.returncode: int | None = None
         self.finished: asyncio.Future[None] = loop.create_future()
         self._capturing = True

@@ -9,7 +9,7 @@ from fastmcp.tools import tool
 from pydantic import Field
 
 from boris.session import Session, current_session
-from boris.shell.process import KILL_GRACE
+from boris.shell.processes import KILL_GRACE
 from boris.tools import destructive
 
 DESCRIPTION = f"""\

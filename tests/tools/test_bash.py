@@ -405,6 +405,18 @@ async def test_cancelled_call_kills_the_group(client: Client[Any], tmp_path: Pat
     assert await bash(client, "echo still serving") == "exit_code: 0\n\nstdout:\nstill serving\n"
 
 
+async def test_timeout_ends_jobs_that_left_the_process_group(
+    client: Client[Any], tmp_path: Path
+) -> None:
+    """A job of a command with job control on (`set -m`) runs in a process group of its
+    own; a timeout ends it with the command."""
+    await enter(client, tmp_path)
+    text = await bash(client, "set -m; sleep 300 & echo $!; sleep 300", timeout=1000)
+    assert text.startswith("Command timed out after 1000ms\n\nexit_code: "), text
+    (pid,) = pids_in(text)
+    assert await wait_gone([pid]) == []
+
+
 async def test_concurrent_calls_in_one_session(client: Client[Any], tmp_path: Path) -> None:
     await enter(client, tmp_path)
     results: list[str] = []
