@@ -14,17 +14,26 @@ import asyncio
 import errno
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from boris.errors import BorisError, Code
 from boris.shell.capture import Capture, exit_status, sections
 from boris.shell.process import ShellRun
 from boris.shell.progress import LineSplitter, ProgressSender, Send
 from boris.shell.tasks import TaskTable
-from boris.shell.wrapper import BACKGROUND_SCRIPT, FOREGROUND_SCRIPT, CwdReport, cd_steps
+from boris.shell.wrapper import (
+    BACKGROUND_SCRIPT,
+    FOREGROUND_SCRIPT,
+    CwdReport,
+    cd_steps,
+    is_gone,
+)
 
 #: The longest timeout a call may ask for, in milliseconds.
 MAX_TIMEOUT_MS = 600_000
+
+#: What a call says when the session's cwd no longer exists (a command deleted it).
+MOVED = "[The working directory {gone} no longer exists; commands run in {place} now ({why}).]"
 
 
 @dataclass(frozen=True)
@@ -43,6 +52,19 @@ class Shell:
             if os.path.isdir(candidate):
                 return candidate
         return "/"
+
+
+def recovered(shell: Shell) -> tuple[Shell, str | None]:
+    """``shell`` as a command can run in it, and a notice if it had to move: where the
+    cwd no longer exists (a command deleted it), commands run in --workdir from now on
+    (in / if that is gone too)."""
+    if not is_gone(shell.cwd):
+        return shell, None
+    place, why = shell.workdir, "--workdir"
+    if is_gone(place):
+        place, why = "/", "--workdir no longer exists either"
+    notice = MOVED.format(gone=shell.cwd, place=place, why=why)
+    return replace(shell, cwd=place), notice
 
 
 def check_call(command: str, timeout: int | None) -> None:
@@ -138,7 +160,7 @@ async def run(
             env=shell.env,
             on_stdout=on_stdout,
             on_stderr=on_stderr,
-            on_report=report.feed,
+            report=report,
         )
     except OSError as exc:
         if sender is not None:

@@ -330,6 +330,8 @@ class TaskTable:
 
         ``progress``, when given, is sent each new output line while waiting. A
         cancelled wait, or the table closing, ends the wait and leaves the task alone.
+        Every call waiting when the task finishes (or is stopped) gets its final
+        report, though a finished task is forgotten after the first.
         """
         loop = asyncio.get_running_loop()
         closing: asyncio.Future[None] = loop.create_future()
@@ -362,7 +364,14 @@ class TaskTable:
                 f"the session ended while waiting for background task {task_id!r}; "
                 "its tasks were stopped",
             )
-        return self.read(task_id)
+        try:
+            return self.read(task_id)
+        except BorisError:
+            if not task.run.finished.done():  # running, and yet not found: nothing to give
+                raise
+            # Another call read it first, or task_stop ended it: every call that waited
+            # for it is told how it ended (stopped, or finished on its own).
+            return task.report()
 
     async def stop(self, task_id: str) -> str:
         """task_stop: end a task's processes (SIGTERM, SIGKILL ``KILL_GRACE`` later),
