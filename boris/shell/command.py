@@ -2,8 +2,9 @@
 in the background.
 
 A foreground command runs in the session's cwd (see boris.shell.wrapper), in a kernel
-session of its own whose processes the session tracks while anything of it lives; its output is
-captured up to the cap and, when the client asked, sent line by line as progress.
+session of its own whose processes the session tracks while any of them lives; its
+output is captured up to the cap and, when the client asked, sent line by line as
+progress.
 The result text is ``exit_code: N`` and the stderr and stdout sections, after
 ``Command timed out after <ms>ms`` when the timeout ended it.
 """
@@ -131,7 +132,7 @@ async def run(
     """Run ``command`` in the foreground until it ends or ``timeout_ms`` passes.
 
     ``progress``, when given, is sent each output line as it arrives. A cancelled call
-    (client cancel, session end, shutdown) ends the command's process group.
+    (client cancel, session end, shutdown) ends every process of the command.
     """
     tasks.prune()
     stdout = Capture()
