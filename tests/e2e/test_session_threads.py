@@ -7,8 +7,9 @@ threads free however many slow calls the first one makes; and a cancelled grep, 
 whose session ends, stops burning CPU.
 
 Bounds are wide: the other session's answer comes in seconds where it used to wait
-for minutes, and the server's CPU is measured (not the time on the clock) once the
-slow calls are called off.
+for minutes, and once the slow calls are called off the server's CPU use (not the time
+on the clock) must drop to near nothing within half a minute, where it used to stay at
+a core's worth for minutes.
 """
 
 from __future__ import annotations
@@ -54,20 +55,26 @@ async def threads_settled(pid: int) -> None:
         counts.append(len(list(Path(f"/proc/{pid}/task").iterdir())))
 
 
-def busy_cpu(pid: int, seconds: float) -> float:
-    """The CPU time ``pid`` and its children use in the next ``seconds``."""
-    pids = [pid, *children(pid)]
+def cpu_of(pid: int) -> float:
+    """The CPU time ``pid`` and its children (the search workers) have used."""
+    used = 0.0
+    for one in [pid, *children(pid)]:
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+            used += cpu_seconds(one)
+    return used
 
-    def total() -> float:
-        used = 0.0
-        for one in pids:
-            with contextlib.suppress(FileNotFoundError, ProcessLookupError):
-                used += cpu_seconds(one)
-        return used
 
-    before = total()
-    time.sleep(seconds)
-    return total() - before
+async def goes_quiet(pid: int, within: float = 30) -> bool:
+    """Whether ``pid`` (with its children) spends a whole second using less than a
+    third of a second of CPU, within ``within`` seconds: work called off has stopped.
+    (Called-off work that goes on keeps a core busy: a second or so each second.)"""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        before = cpu_of(pid)
+        await anyio.sleep(1)
+        if cpu_of(pid) - before < 0.33:
+            return True
+    return False
 
 
 async def test_another_sessions_view_is_answered_while_one_session_is_busy(
@@ -89,10 +96,7 @@ async def test_another_sessions_view_is_answered_while_one_session_is_busy(
             group.cancel_scope.cancel()
         assert text == "1\thello\n"
         assert waited < 15, f"session B waited {waited:.1f} s"
-        # Some time for the cancellations to arrive, then the server idles.
-        await anyio.sleep(1)
-        used = busy_cpu(server.proc.pid, 2)
-        assert used < 0.6, f"the server used {used:.2f} s of CPU in 2 s after the cancel"
+        assert await goes_quiet(server.proc.pid), "the server kept working after the cancel"
     assert SESSION_THREADS < 40
 
 
@@ -116,9 +120,7 @@ async def test_a_grep_stops_when_its_session_ends(server: HttpServer) -> None:
             group.start_soon(anyio.to_thread.run_sync, call)
         await threads_settled(server.proc.pid)
         assert session.delete() == 200
-    await anyio.sleep(1)
-    used = busy_cpu(server.proc.pid, 2)
-    assert used < 0.6, f"the server used {used:.2f} s of CPU in 2 s after the session ended"
+    assert await goes_quiet(server.proc.pid), "the server kept working after the session ended"
 
 
 async def test_a_cancelled_tree_grep_stops_its_workers(server: HttpServer) -> None:
@@ -140,9 +142,7 @@ async def test_a_cancelled_tree_grep_stops_its_workers(server: HttpServer) -> No
                 await anyio.sleep(0.05)
             await anyio.sleep(2)  # the workers are in the big files
             group.cancel_scope.cancel()
-        await anyio.sleep(1)
-        used = busy_cpu(server.proc.pid, 2)
-        assert used < 0.6, f"the server and its workers used {used:.2f} s of CPU in 2 s"
+        assert await goes_quiet(server.proc.pid), "the workers kept searching after the cancel"
         # The next search starts workers again and answers.
         again = await a.call_tool("grep", {"pattern": "ab", "path": "tree", "output_mode": "count"})
         assert ok_text(again) == "\n".join(f"z{n}.txt:1" for n in range(6))
