@@ -11,9 +11,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import anyio
 
@@ -22,13 +22,20 @@ from boris.files.scope import PathScope
 from boris.settings import Settings
 from boris.shell.command import Shell
 from boris.shell.environment import child_environment, for_commands
-from boris.shell.process import KILL_GRACE
+from boris.shell.processes import KILL_GRACE
 from boris.shell.tasks import Endable, TaskTable
 
 if TYPE_CHECKING:
     from fastmcp import Context
 
 log = logging.getLogger("boris.session")
+
+T = TypeVar("T")
+
+#: Worker threads the blocking calls of one session (the file tools, grep, glob) may
+#: hold at once, out of the server's 40 (anyio's default): one session's slow calls
+#: leave threads for every other session's. The session's further calls wait their turn.
+SESSION_THREADS = 8
 
 
 def command_environment() -> dict[str, str]:
@@ -56,6 +63,26 @@ class Session:
     # Sync tools run in worker threads, so shared state is guarded by a real lock.
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _viewed: set[str] = field(default_factory=set, repr=False)
+    _threads: anyio.CapacityLimiter = field(
+        default_factory=lambda: anyio.CapacityLimiter(SESSION_THREADS), repr=False
+    )
+
+    async def blocking(self, work: Callable[[], T], stop: threading.Event | None = None) -> T:
+        """``work()`` in a worker thread, within this session's share of the threads
+        (``SESSION_THREADS``).
+
+        With ``stop``, a cancelled call (the client's cancel, the end of the session,
+        shutdown) sets it and returns at once: ``work`` looks at it and ends soon
+        after. Without, a cancelled call still waits for ``work`` to finish (an edit
+        is never left half done).
+        """
+        async with self._threads:
+            try:
+                return await anyio.to_thread.run_sync(work, abandon_on_cancel=stop is not None)
+            except anyio.get_cancelled_exc_class():
+                if stop is not None:
+                    stop.set()
+                raise
 
     @property
     def settings(self) -> Settings:

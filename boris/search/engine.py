@@ -21,7 +21,16 @@ from boris.files.scope import PathScope
 from boris.search import matching
 from boris.search.filetypes import NameFilter, file_type_filter, type_names
 from boris.search.globs import compile_glob, pattern_problem
-from boris.search.matching import OUTPUT_MODES, FileTask, Matcher, Result, search_file
+from boris.search.matching import (
+    OUTPUT_MODES,
+    FileTask,
+    Matcher,
+    Rendered,
+    Result,
+    Stop,
+    check,
+    search_file,
+)
 from boris.search.walk import newest_first, walk
 from boris.text import LIMIT, lines_within, printable
 
@@ -48,8 +57,10 @@ class Request:
     offset: int
 
 
-def run(access: FileAccess, request: Request) -> str:
-    """Check a grep call's arguments, in the order of the error codes, and run it."""
+def run(access: FileAccess, request: Request, stop: Stop | None = None) -> str:
+    """Check a grep call's arguments, in the order of the error codes, and run it.
+
+    Raises :class:`~boris.search.matching.Stopped` soon after ``stop`` is set."""
     if not request.pattern:
         raise BorisError(Code.INVALID_INPUT, "pattern: must not be empty")
     try:
@@ -113,7 +124,6 @@ def run(access: FileAccess, request: Request) -> str:
         after=after,
         budget=offset + head_limit if head_limit else None,
         max_chars=LIMIT,
-        skipped=offset,
     )
     query = Query(
         task=task,
@@ -123,6 +133,7 @@ def run(access: FileAccess, request: Request) -> str:
         file_type=type_filter,
         head_limit=head_limit,
         offset=offset,
+        stop=stop,
     )
     try:
         return grep(root, label, query, access.scope)
@@ -159,6 +170,8 @@ class Query:
     file_type: NameFilter | None
     head_limit: int
     offset: int
+    #: Set when the call is cancelled: the search stops (boris.search.matching.Stopped).
+    stop: Stop | None = None
 
     @property
     def output_mode(self) -> str:
@@ -218,44 +231,89 @@ def search_files(
     files: Iterable[tuple[str, str]], query: Query, *, parallel: bool = True
 ) -> Output:
     """The output for ``(label, path)`` pairs from the offset on, at least up to the
-    end of the requested page; lines before the offset are counted, not kept.
+    end of the requested page; lines before the offset are counted, not kept, here
+    and by whoever searches the files (see :class:`Position`).
 
     Files are pulled lazily: content stops pulling once the page is full or longer
     than any page can show, count once the page is full; files_with_matches needs
     them all to sort.
     """
-    results = _results(iter(files), query, parallel)
+    position = Position(query)
+    results = _results(iter(files), query, parallel, position)
     offset, wanted = query.offset, query.wanted
     if query.output_mode == "files_with_matches":
-        ordered = newest_first((label, _mtime(mtime)) for label, mtime in results)
+        ordered = newest_first((label, _mtime(mtime)) for label, _, mtime in results)
         return Output(ordered[offset:], len(ordered))
     kept: list[str] = []
-    produced = 0  # output lines so far, kept or not
     content = query.output_mode == "content"
-    with_context = query.task.before > 0 or query.task.after > 0
     kept_chars = 0
     complete = True
     try:
-        for label, result in results:
+        for label, path, result in results:
             if content:
-                assert isinstance(result, list)
-                lines = ["--", *result] if with_context and produced else result
+                new, cut = position.take(label, path, result)
             else:
-                lines = [f"{label}:{result}"]
-            start = max(offset - produced, 0)
-            produced += len(lines)
-            if start < len(lines):
-                new = lines[start:] if start else lines
-                kept.extend(new)
-                kept_chars += sum(len(line) + 1 for line in new)
-            if (wanted is not None and produced >= wanted) or (
-                content and kept_chars > LIMIT + 1  # more than any page shows
+                new, cut = position.take_entry(f"{label}:{result}")
+            kept.extend(new)
+            kept_chars += sum(len(line) + 1 for line in new)
+            if (
+                cut
+                or (wanted is not None and position.produced >= wanted)
+                or (content and kept_chars > LIMIT + 1)  # more than any page shows
             ):
                 complete = False
                 break
     finally:
         results.close()  # an early stop lets workers finish and go back idle
-    return Output(kept, produced if complete else None)
+    return Output(kept, position.produced if complete else None)
+
+
+class Position:
+    """How far the output has got: the output lines (entries) produced so far, kept or
+    not, and how many of a file's first lines fall before the page.
+
+    A file is searched leaving out (counting) the lines before the page
+    (:func:`boris.search.matching.render_file`'s ``skip``). Worker processes are told
+    how many when a chunk of files is sent, before the files ahead of it are known,
+    so a file of theirs may have left out lines the page needs after all: that file
+    is searched again here, with the exact number. Only files that reach into the
+    page can need it.
+    """
+
+    def __init__(self, query: Query) -> None:
+        self.query = query
+        self.produced = 0
+        task = query.task
+        self._with_context = task.before > 0 or task.after > 0
+        self._separated = self._with_context and task.output_mode == "content"
+
+    def skip(self) -> int:
+        """How many output lines of the next file fall before the page."""
+        separator = 1 if self._separated and self.produced else 0
+        return max(self.query.offset - self.produced - separator, 0)
+
+    def take_entry(self, entry: str) -> tuple[list[str], bool]:
+        """One entry (count mode): kept if it is past the offset."""
+        self.produced += 1
+        return ([entry] if self.produced > self.query.offset else []), False
+
+    def take(self, label: str, path: str, result: Result) -> tuple[list[str], bool]:
+        """A file's content output: the lines of it on the page (with the ``--`` that
+        separates it from the file before), and whether the file's lines were cut
+        short (then nothing after it can be on the page)."""
+        assert isinstance(result, Rendered)
+        skip = self.skip()
+        if result.left_out > skip or (result.cut and result.left_out != skip):
+            query = self.query
+            again = search_file(query.task, query.matcher, label, path, skip, query.stop)
+            result = again if isinstance(again, Rendered) else Rendered(0, [])
+        separator = 1 if self._separated and self.produced else 0
+        on_page = self.query.offset <= self.produced
+        self.produced += separator + result.left_out + len(result.lines)
+        lines = result.lines[skip - result.left_out :] if skip > result.left_out else result.lines
+        if separator and on_page:
+            lines = ["--", *lines]
+        return lines, result.cut
 
 
 def _mtime(result: Result) -> int:
@@ -264,21 +322,22 @@ def _mtime(result: Result) -> int:
 
 
 def _results(
-    files: Iterator[tuple[str, str]], query: Query, parallel: bool
-) -> Generator[tuple[str, Result], None, None]:
-    """``(label, result)`` for each file with a match, in the order of ``files``."""
-    task, matcher = query.task, query.matcher
+    files: Iterator[tuple[str, str]], query: Query, parallel: bool, position: Position
+) -> Generator[tuple[str, str, Result], None, None]:
+    """``(label, path, result)`` for each file with a match, in the order of ``files``."""
+    task, matcher, stop = query.task, query.matcher, query.stop
     for label, path in itertools.islice(files, IN_PROCESS_FILES):
-        result = search_file(task, matcher, label, path)
+        check(stop)
+        result = search_file(task, matcher, label, path, position.skip(), stop)
         if result is not None:
-            yield label, result
+            yield label, path, result
     from boris.search import pool as searchpool
 
     pool = searchpool.shared_pool() if parallel else None
     if pool is None:
-        yield from searchpool.search_here(task, files)
+        yield from searchpool.search_here(task, files, position.skip, stop)
     else:
-        yield from pool.results(task, files)
+        yield from pool.results(task, files, position.skip, stop)
 
 
 def _single_file(path: str, label: str, query: Query) -> Iterator[tuple[str, str]]:
@@ -301,7 +360,7 @@ def _tree(root: str, query: Query, scope: PathScope) -> Iterator[tuple[str, str]
     elif include is not None and not by_path:
         names = include
     # The walk filters by name where it can; a pattern with a "/" needs the path too.
-    for rel, is_dir, entry in walk(root, scope, follow_symlinks=True, names=names):
+    for rel, is_dir, entry in walk(root, scope, follow_symlinks=True, names=names, stop=query.stop):
         if is_dir or (by_path and not _wanted_file(query, rel)):
             continue
         try:

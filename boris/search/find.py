@@ -15,6 +15,7 @@ from boris.files.access import FileAccess
 from boris.files.scope import PathScope
 from boris.search.engine import compile_include
 from boris.search.globs import GlobError, pattern_problem, strip_trailing_slashes
+from boris.search.matching import Stop
 from boris.search.walk import newest_first, walk
 from boris.text import lines_within, printable
 
@@ -23,8 +24,15 @@ NOTHING_FOUND = "No files found"
 KINDS = ("file", "directory")
 
 
-def find(access: FileAccess, pattern: str, path: str | None, kind: str | None) -> str:
-    """Check a glob call's arguments and run it."""
+def find(
+    access: FileAccess,
+    pattern: str,
+    path: str | None,
+    kind: str | None,
+    stop: Stop | None = None,
+) -> str:
+    """Check a glob call's arguments and run it; raises
+    :class:`~boris.search.matching.Stopped` soon after ``stop`` is set."""
     if not pattern:
         raise BorisError(Code.INVALID_INPUT, "pattern: must not be empty")
     problem = pattern_problem(pattern)
@@ -39,13 +47,15 @@ def find(access: FileAccess, pattern: str, path: str | None, kind: str | None) -
     if not os.path.isdir(root):
         return NOTHING_FOUND
     try:
-        paths = matching_paths(root, pattern, kind, access.scope)
+        paths = matching_paths(root, pattern, kind, access.scope, stop)
     except GlobError as exc:
         raise BorisError(Code.GLOB_INVALID_PATTERN, f'{exc} in "{pattern}"') from None
     return render(paths)
 
 
-def matching_paths(root: str, pattern: str, kind: str | None, scope: PathScope) -> list[str]:
+def matching_paths(
+    root: str, pattern: str, kind: str | None, scope: PathScope, stop: Stop | None = None
+) -> list[str]:
     """Relative paths below ``root`` matching ``pattern``, newest first (ties in walk order)."""
     directories_only = pattern.endswith("/")
     if directories_only:
@@ -58,7 +68,7 @@ def matching_paths(root: str, pattern: str, kind: str | None, scope: PathScope) 
     # Without a "/" only the name can match: let the walk filter by name.
     by_name = not (absolute or has_slash)
     for rel, is_dir, entry in walk(
-        root, scope, follow_symlinks=False, names=match if by_name else None
+        root, scope, follow_symlinks=False, names=match if by_name else None, stop=stop
     ):
         if not (want_dirs if is_dir else want_files):
             continue

@@ -30,7 +30,7 @@ import os
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple, Protocol
 
 from boris.files.sniff import UTF8_BOM, UTF16_BE_BOM, UTF16_LE_BOM
 
@@ -46,6 +46,26 @@ OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC"
 
 class PatternError(ValueError):
     """The regular expression cannot be used: RE2's message, or why not."""
+
+
+class Stopped(Exception):
+    """The search was called off (its call was cancelled): nobody waits for its result."""
+
+
+class Stop(Protocol):
+    """What tells a search to stop (a :class:`threading.Event`)."""
+
+    def is_set(self) -> bool: ...
+
+
+#: Matches (or files) between two looks at whether a search was called off.
+CHECK_EVERY = 4096
+
+
+def check(stop: Stop | None) -> None:
+    """Raise :class:`Stopped` if ``stop`` is set."""
+    if stop is not None and stop.is_set():
+        raise Stopped
 
 
 #: Why a pattern with a literal newline is refused without ``multiline``.
@@ -111,10 +131,18 @@ class Matcher:
         start = self._regex.Match(self._anchor, data, 0, len(data))[0][0]
         return start >= 0 and not _is_past_last_line(data, start)
 
-    def count(self, data: bytes) -> int:
-        """The number of match lines in ``data`` (the hot loop of count mode)."""
-        if self.multiline or self._per_line:
-            return sum(1 for _ in self.lines(data))
+    def count(self, data: bytes, stop: Stop | None = None) -> int:
+        """The number of match lines in ``data`` (the hot loop of count mode).
+
+        Raises :class:`Stopped` soon after ``stop`` is set."""
+        if self.multiline:
+            return self._count_spanned(data, stop)
+        if self._per_line:
+            count = 0
+            for count, _ in enumerate(self._lines_one_by_one(data), 1):
+                if not count % CHECK_EVERY:
+                    check(stop)
+            return count
         match, anchor, find, size = self._regex.Match, self._anchor, data.find, len(data)
         pos = count = 0
         while True:
@@ -126,6 +154,34 @@ class Matcher:
                 return count + (0 if _is_past_last_line(data, start) else 1)
             count += 1
             pos = end + 1
+            if not count % CHECK_EVERY:
+                check(stop)
+
+    def _count_spanned(self, data: bytes, stop: Stop | None) -> int:
+        """:meth:`count` in multiline mode: the lines :meth:`_spanned_lines` yields,
+        counted without visiting each (a match may span thousands of lines)."""
+        match, anchor, size = self._regex.Match, self._anchor, len(data)
+        pos = count = calls = 0
+        last_end = -1  # the end of the last line counted
+        while pos <= size:
+            start, end = match(anchor, data, pos, size)[0]
+            if start < 0 or _is_past_last_line(data, start):
+                break
+            last = max(start, end - 1)
+            if last > last_end:  # reaches past the lines counted so far
+                if start <= last_end:
+                    line_start = last_end + 1
+                else:
+                    line_start = data.rfind(b"\n", max(last_end, 0), start) + 1
+                count += data.count(b"\n", line_start, last) + 1
+                last_end = data.find(b"\n", last, size)
+                if last_end < 0:
+                    last_end = size
+            pos = end if end > start else end + 1
+            calls += 1
+            if not calls % CHECK_EVERY:
+                check(stop)
+        return count
 
     def lines(self, data: bytes) -> Iterator[tuple[int, int]]:
         """``(start, end)`` byte offsets of each match line (without its newline), in
@@ -159,15 +215,19 @@ class Matcher:
                 yield start, end
 
     def _spanned_lines(self, data: bytes) -> Iterator[tuple[int, int]]:
+        # Linear: every byte is looked at a bounded number of times. A match that
+        # starts on a line already yielded only adds the lines after it, found from
+        # the end of that line on (never by scanning that line again: on a one-line
+        # file of a million matches that would be a million scans of the line).
         match, anchor, size = self._regex.Match, self._anchor, len(data)
         pos = 0
-        last_start = last_end = -1  # the last line yielded
+        last_end = -1  # the end of the last line yielded
         while pos <= size:
             start, end = match(anchor, data, pos, size)[0]
             if start < 0 or _is_past_last_line(data, start):
                 return
-            if start <= last_end:  # begins on the line the previous match ended on
-                line_start = last_start
+            if start <= last_end:  # begins on a line yielded already
+                line_start = last_end + 1
             else:  # the search stops at the newline ending the last line yielded
                 line_start = data.rfind(b"\n", max(last_end, 0), start) + 1
             last = max(start, end - 1)
@@ -175,9 +235,8 @@ class Matcher:
                 line_end = data.find(b"\n", line_start, size)
                 if line_end < 0:
                     line_end = size
-                if line_end > last_end:
-                    yield line_start, line_end
-                    last_start, last_end = line_start, line_end
+                yield line_start, line_end
+                last_end = line_end
                 line_start = line_end + 1
             pos = end if end > start else end + 1
 
@@ -466,11 +525,10 @@ class FileTask:
     after: int = 0
     #: content mode: the most output lines a file needs to give (None: all).
     budget: int | None = None
-    #: content mode: a file stops giving lines once those after its first
-    #: ``skipped`` hold more than this many characters, more than any page shows
-    #: (None: no limit). Its first ``skipped`` lines may fall before the page.
+    #: content mode: a file stops giving lines once those it keeps (see
+    #: :class:`Rendered`) hold more than this many characters, more than any page
+    #: shows (None: no limit).
     max_chars: int | None = None
-    skipped: int = 0
 
     def matcher(self) -> Matcher:
         return compiled(self.pattern, self.case_insensitive, self.multiline)
@@ -482,13 +540,32 @@ def compiled(pattern: str, case_insensitive: bool, multiline: bool) -> Matcher:
     return Matcher(pattern, case_insensitive=case_insensitive, multiline=multiline)
 
 
+class Rendered(NamedTuple):
+    """A file's content output: how many of its first output lines were left out
+    (counted, never formatted or kept: they fall before the page), the lines after
+    them, and whether those were cut short at ``max_chars``."""
+
+    left_out: int
+    lines: list[str]
+    cut: bool = False
+
+
 #: A file's result: its mtime (files_with_matches), its count of match lines (count)
 #: or its output lines (content); None when the file has no match or is skipped.
-Result = int | list[str] | None
+Result = int | Rendered | None
 
 
-def search_file(task: FileTask, matcher: Matcher, label: str, path: str) -> Result:
-    """Read and search one file; ``label`` is how content lines name it."""
+def search_file(
+    task: FileTask,
+    matcher: Matcher,
+    label: str,
+    path: str,
+    skip: int = 0,
+    stop: Stop | None = None,
+) -> Result:
+    """Read and search one file; ``label`` is how content lines name it, and content
+    leaves out (counts) the file's first ``skip`` output lines. Raises
+    :class:`Stopped` soon after ``stop`` is set, however large the file."""
     try:
         fd = os.open(path, OPEN_FLAGS)
     except OSError:
@@ -503,9 +580,10 @@ def search_file(task: FileTask, matcher: Matcher, label: str, path: str) -> Resu
         # spared a scan for a NUL; the same goes for the descriptor's type and mtime.
         result: Result
         if mode == "count":
-            result = matcher.count(data) or None
+            result = matcher.count(data, stop) or None
         elif mode == "content":
-            result = render_file(label, data, matcher, task) or None
+            rendered = render_file(label, data, matcher, task, skip, stop)
+            result = rendered if rendered.left_out or rendered.lines else None
         else:
             result = 0 if matcher.matches(data) else None
         if result is None or is_binary(data):
@@ -527,36 +605,57 @@ class _Full(Exception):
     """A file has given all the lines a page can show."""
 
 
-def render_file(label: str, data: bytes, matcher: Matcher, task: FileTask) -> list[str]:
+def render_file(
+    label: str,
+    data: bytes,
+    matcher: Matcher,
+    task: FileTask,
+    skip: int = 0,
+    stop: Stop | None = None,
+) -> Rendered:
     """A file's output lines: match lines and context, ``--`` between groups that do
-    not touch (never before the first: the caller separates files).
+    not touch (never before the first: the caller separates files). The first
+    ``skip`` of them are only counted: a page that starts far into the output costs
+    no memory for the lines before it.
 
     With a budget only enough match lines are found to fill it: one more than the
     budget decides whether the last group merges with the next. With ``max_chars``
-    the lines stop once they overflow any page (a file of long lines cannot swell
-    the output).
+    the lines stop once those kept overflow any page (a file of long lines cannot
+    swell the output).
     """
     before, after, budget = task.before, task.after, task.budget
     with_context = before > 0 or after > 0
     numbered = task.line_numbers
-    max_chars, skipped = task.max_chars, task.skipped
+    max_chars = task.max_chars
     lines = _Lines(data)
     out: list[str] = []
-    size = 0  # characters of the lines after the first ``skipped``
+    left_out = 0
+    size = 0  # characters of the lines kept
     emitted = -1  # number of the last line emitted (0-based), -1 before the first
     after_until = -1  # after-context of the previous match runs to this line
 
     def add(line: str) -> None:
         nonlocal size
         out.append(line)
-        if max_chars is not None and len(out) > skipped:
+        if max_chars is not None:
             size += len(line) + 1
             if size > max_chars:
                 raise _Full
 
     def emit(number: int, span: tuple[int, int], mark: str) -> None:
+        nonlocal left_out
+        if left_out < skip:
+            left_out += 1
+            return
         text = _line_text(data, *span)
         add(f"{label}{mark}{number + 1}{mark}{text}" if numbered else f"{label}{mark}{text}")
+
+    def separate() -> None:
+        nonlocal left_out
+        if left_out < skip:
+            left_out += 1
+        else:
+            add("--")
 
     try:
         for found, (start, end) in enumerate(matcher.lines(data), 1):
@@ -567,7 +666,7 @@ def render_file(label: str, data: bytes, matcher: Matcher, task: FileTask) -> li
                 emit(emitted, lines.span(emitted), "-")
             first = max(number - before, emitted + 1, 0)
             if with_context and emitted >= 0 and first > emitted + 1:
-                add("--")
+                separate()
             for context_line in range(first, number):
                 emit(context_line, lines.span(context_line), "-")
             emit(number, (start, end), ":")
@@ -575,12 +674,14 @@ def render_file(label: str, data: bytes, matcher: Matcher, task: FileTask) -> li
             after_until = number + after
             if budget is not None and found > budget:
                 break
+            if not found % CHECK_EVERY:
+                check(stop)
         while emitted < after_until and lines.exists(emitted + 1):
             emitted += 1
             emit(emitted, lines.span(emitted), "-")
     except _Full:
-        pass
-    return out
+        return Rendered(left_out, out, cut=True)
+    return Rendered(left_out, out)
 
 
 def _line_text(data: bytes, start: int, end: int) -> str:

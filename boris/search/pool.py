@@ -21,16 +21,17 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import select
 import struct
 import subprocess
 import sys
 import threading
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
-from boris.search.matching import FileTask, Result, search_file
+from boris.search.matching import FileTask, Rendered, Result, Stop, check, search_file
 
 #: Files per message. Small enough that a queued request always fits in a pipe buffer
 #: (so sending never waits on a worker that is itself waiting to send a reply).
@@ -66,13 +67,8 @@ def serve() -> None:
     sys.stdout = sys.stderr  # the pipe carries messages only
     try:
         while (message := _read_message(requests)) is not None:
-            task, chunk = pickle.loads(message)
-            matcher = task.matcher()
-            results = []
-            for index, (label, path) in enumerate(chunk):
-                result = search_file(task, matcher, label, path)
-                if result is not None:
-                    results.append((index, result))
+            task, chunk, skip = pickle.loads(message)
+            results = search_chunk(task, chunk, skip)
             _write_message(replies, pickle.dumps(results, pickle.HIGHEST_PROTOCOL))
     except (BrokenPipeError, KeyboardInterrupt):
         pass  # the server went away
@@ -85,6 +81,27 @@ def _read_message(stream: IO[bytes]) -> bytes | None:
     (size,) = _HEADER.unpack(header)
     body = stream.read(size)
     return body if len(body) == size else None
+
+
+#: Seconds between two looks at whether a search was called off, while a reply is awaited.
+STOP_POLL = 0.05
+
+
+def _read_exactly(fd: int, size: int, stop: Stop | None) -> bytes:
+    """``size`` bytes from the pipe ``fd``; WorkerGone at its end. While waiting,
+    looks every ``STOP_POLL`` seconds at ``stop``."""
+    parts: list[bytes] = []
+    have = 0
+    while have < size:
+        if stop is not None:
+            while not select.select([fd], [], [], STOP_POLL)[0]:
+                check(stop)
+        part = os.read(fd, min(size - have, 1 << 20))
+        if not part:
+            raise WorkerGone
+        parts.append(part)
+        have += len(part)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _write_message(stream: IO[bytes], body: bytes) -> None:
@@ -118,24 +135,36 @@ class Worker:
         )
         return cls(proc)
 
-    def send(self, task: FileTask, chunk: list[tuple[str, str]]) -> None:
+    def send(self, task: FileTask, chunk: list[tuple[str, str]], skip: int) -> None:
         assert self.proc.stdin is not None
+        message = pickle.dumps((task, chunk, skip), pickle.HIGHEST_PROTOCOL)
         try:
-            _write_message(self.proc.stdin, pickle.dumps((task, chunk), pickle.HIGHEST_PROTOCOL))
+            _write_message(self.proc.stdin, message)
         except (OSError, ValueError) as exc:  # ValueError: the pipe was closed already
             raise WorkerGone from exc
 
-    def receive(self) -> list[tuple[int, Result]]:
+    def receive(self, stop: Stop | None = None) -> list[tuple[int, Result]]:
+        """The worker's next reply; raises :class:`~boris.search.matching.Stopped` if
+        ``stop`` is set while it is awaited.
+
+        The pipe is read at the descriptor (its buffered reader is never used), so
+        that waiting for it can be interrupted."""
         assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
         try:
-            message = _read_message(self.proc.stdout)
+            (size,) = _HEADER.unpack(_read_exactly(fd, _HEADER.size, stop))
+            message = _read_exactly(fd, size, stop)
         except (OSError, ValueError) as exc:
             raise WorkerGone from exc
-        if message is None:
-            raise WorkerGone
         results: list[tuple[int, Result]] = pickle.loads(message)
         self.answered = True
         return results
+
+    def kill(self) -> None:
+        """End a worker in the middle of its work (its search was called off)."""
+        with contextlib.suppress(OSError):
+            self.proc.kill()
+        self.stop()
 
     def stop(self) -> None:
         for stream in (self.proc.stdin, self.proc.stdout):
@@ -186,6 +215,12 @@ class Pool:
             if not worker.answered:
                 self._broken = True
 
+    def discard(self, worker: Worker) -> None:
+        """End a busy worker whose search was called off; the next search starts another."""
+        worker.kill()
+        with self._lock:
+            self._started -= 1
+
     def close(self) -> None:
         with self._lock:
             workers, self._idle = self._idle, []
@@ -193,16 +228,26 @@ class Pool:
             worker.stop()
 
     def results(
-        self, task: FileTask, files: Iterator[tuple[str, str]]
-    ) -> Iterator[tuple[str, Result]]:
-        """``(label, result)`` for the files with a result, in the order of ``files``,
-        searched by the workers (in this process if there are none)."""
+        self,
+        task: FileTask,
+        files: Iterator[tuple[str, str]],
+        skip: Callable[[], int],
+        stop: Stop | None = None,
+    ) -> Iterator[tuple[str, str, Result]]:
+        """``(label, path, result)`` for the files with a result, in the order of
+        ``files``, searched by the workers (in this process if there are none).
+
+        ``skip()`` says, when a chunk is sent, how many content lines before the page
+        its first file may leave out (see :func:`search_chunk`). Once ``stop`` is set
+        the search raises :class:`~boris.search.matching.Stopped`, and the workers
+        still busy with it are ended rather than waited for.
+        """
         workers = self.checkout()
         if not workers:
-            yield from search_here(task, files)
+            yield from search_here(task, files, skip, stop)
             return
-        # Each entry: the worker, its chunk. Read back in the order sent.
-        pending: deque[tuple[Worker, list[tuple[str, str]]]] = deque()
+        # Each entry: the worker, its chunk and the chunk's skip. Read back in the order sent.
+        pending: deque[Pending] = deque()
         alive: list[Worker] = list(workers)
         chunks = _chunks(files)
         try:
@@ -211,30 +256,37 @@ class Pool:
                     chunk = next(chunks, None)
                     if chunk is None:
                         break
-                    self._send(worker, task, chunk, pending, alive)
+                    self._send(worker, task, (chunk, skip()), pending, alive)
             while pending:
-                worker, chunk = pending.popleft()
+                worker, chunk, chunk_skip = pending.popleft()
                 if worker in alive:
                     try:
-                        found = worker.receive()
+                        found = worker.receive(stop)
                     except WorkerGone:
                         self._lose(worker, alive)
-                        found = _search_chunk_here(task, chunk)
+                        found = search_chunk(task, chunk, chunk_skip, stop)
                 else:
-                    found = _search_chunk_here(task, chunk)
+                    found = search_chunk(task, chunk, chunk_skip, stop)
                 for index, result in found:
-                    yield chunk[index][0], result
+                    yield *chunk[index], result
                 refill = next(chunks, None)
                 if refill is not None:
                     target = worker if worker in alive else (alive[0] if alive else None)
                     if target is None:
-                        pending.append((worker, refill))  # searched here when its turn comes
+                        # Searched here when its turn comes.
+                        pending.append((worker, refill, skip()))
                     else:
-                        self._send(target, task, refill, pending, alive)
+                        self._send(target, task, (refill, skip()), pending, alive)
         finally:
+            if stop is not None and stop.is_set():
+                # Called off: nobody wants what the workers are doing, and one may be
+                # half way through a reply. They are ended; the next search starts others.
+                for worker in alive:
+                    self.discard(worker)
+                alive.clear()
             # Stopped early (a full page) or failed: collect the replies still owed,
             # so that each worker goes back idle with nothing left in its pipe.
-            for worker, _ in pending:
+            for worker, _, _ in pending:
                 if worker in alive:
                     try:
                         worker.receive()
@@ -246,16 +298,17 @@ class Pool:
         self,
         worker: Worker,
         task: FileTask,
-        chunk: list[tuple[str, str]],
-        pending: deque[tuple[Worker, list[tuple[str, str]]]],
+        work: tuple[list[tuple[str, str]], int],
+        pending: deque[Pending],
         alive: list[Worker],
     ) -> None:
+        chunk, skip = work
         if worker in alive:
             try:
-                worker.send(task, chunk)
+                worker.send(task, chunk, skip)
             except WorkerGone:
                 self._lose(worker, alive)
-        pending.append((worker, chunk))  # a lost worker's chunks are searched here
+        pending.append((worker, chunk, skip))  # a lost worker's chunks are searched here
 
     def _lose(self, worker: Worker, alive: list[Worker]) -> None:
         if worker in alive:
@@ -263,22 +316,47 @@ class Pool:
             self.drop(worker)
 
 
-def search_here(task: FileTask, files: Iterable[tuple[str, str]]) -> Iterator[tuple[str, Result]]:
-    """The same results as :meth:`Pool.results`, computed in this process."""
+#: A chunk sent to a worker (or to be searched here): the worker, the files, the skip.
+Pending = tuple[Worker, list[tuple[str, str]], int]
+
+
+def search_here(
+    task: FileTask,
+    files: Iterable[tuple[str, str]],
+    skip: Callable[[], int],
+    stop: Stop | None = None,
+) -> Iterator[tuple[str, str, Result]]:
+    """The same results as :meth:`Pool.results`, computed in this process, each file
+    leaving out exactly the lines before the page (``skip()`` is asked for each)."""
     matcher = task.matcher()
     for label, path in files:
-        result = search_file(task, matcher, label, path)
+        check(stop)
+        result = search_file(task, matcher, label, path, skip(), stop)
         if result is not None:
-            yield label, result
+            yield label, path, result
 
 
-def _search_chunk_here(task: FileTask, chunk: list[tuple[str, str]]) -> list[tuple[int, Result]]:
+def search_chunk(
+    task: FileTask, chunk: list[tuple[str, str]], skip: int, stop: Stop | None = None
+) -> list[tuple[int, Result]]:
+    """``(index, result)`` for the files of ``chunk`` with a result.
+
+    In content mode the chunk's first file leaves out its first ``skip`` output lines,
+    and each file after it as many fewer as the files before it in the chunk gave
+    (with the ``--`` before each): lines that fall before the page, as far as the
+    sender knew. The sender checks each file against what it really needs.
+    """
     matcher = task.matcher()
+    separator = 1 if task.before > 0 or task.after > 0 else 0
     found: list[tuple[int, Result]] = []
     for index, (label, path) in enumerate(chunk):
-        result = search_file(task, matcher, label, path)
+        check(stop)
+        result = search_file(task, matcher, label, path, skip, stop)
         if result is not None:
             found.append((index, result))
+            if isinstance(result, Rendered):
+                given = result.left_out + len(result.lines) + separator
+                skip = max(skip - given, 0)
     return found
 
 

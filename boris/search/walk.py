@@ -25,6 +25,7 @@ from typing import TypeVar
 from boris.errors import BorisError
 from boris.files.scope import SKIPPED_NAMES, PathScope
 from boris.search.ignores import Levels, ancestor_levels, is_ignored, levels_inside
+from boris.search.matching import Stop, check
 
 #: What the walk yields per entry: ``(rel, is_dir, entry)``. ``rel`` is the display
 #: path below the root, ``/``-joined; ``is_dir`` the entry's type after following a
@@ -71,6 +72,7 @@ def walk(
     *,
     follow_symlinks: bool,
     names: Callable[[str], object] | None = None,
+    stop: Stop | None = None,
 ) -> Iterator[Found]:
     """Every entry below the directory ``root`` (resolved, in scope), depth first,
     entries of each directory in name order, subject to the skips in the module doc.
@@ -80,7 +82,8 @@ def walk(
     duplicates) or is out of scope; without it, it is yielded and not entered.
     ``names``, when given, is a cheap pre-filter on entry names: entries it rejects
     are not yielded (directories are still entered), which spares the caller most
-    of the walk's work in a name search.
+    of the walk's work in a name search. The walk raises
+    :class:`~boris.search.matching.Stopped` soon after ``stop`` is set.
     """
     entries = _sorted_entries(root)
     if entries is None:
@@ -123,6 +126,7 @@ def walk(
             if not enter or real_dir in visited:
                 continue
             visited.add(real_dir)
+            check(stop)
             children = _sorted_entries(entry.path)
             if children is None:
                 continue

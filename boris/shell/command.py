@@ -1,9 +1,10 @@
 """One bash call: a command run in the foreground to its end (or its timeout), or started
 in the background.
 
-A foreground command runs in the session's cwd (see boris.shell.wrapper), in a new
-process group that the session tracks while anything of it lives; its output is
-captured up to the cap and, when the client asked, sent line by line as progress.
+A foreground command runs in the session's cwd (see boris.shell.wrapper), in a kernel
+session of its own whose processes the session tracks while any of them lives; its
+output is captured up to the cap and, when the client asked, sent line by line as
+progress.
 The result text is ``exit_code: N`` and the stderr and stdout sections, after
 ``Command timed out after <ms>ms`` when the timeout ended it.
 """
@@ -14,17 +15,26 @@ import asyncio
 import errno
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from boris.errors import BorisError, Code
 from boris.shell.capture import Capture, exit_status, sections
 from boris.shell.process import ShellRun
 from boris.shell.progress import LineSplitter, ProgressSender, Send
 from boris.shell.tasks import TaskTable
-from boris.shell.wrapper import BACKGROUND_SCRIPT, FOREGROUND_SCRIPT, CwdReport, cd_steps
+from boris.shell.wrapper import (
+    BACKGROUND_SCRIPT,
+    FOREGROUND_SCRIPT,
+    CwdReport,
+    cd_steps,
+    is_gone,
+)
 
 #: The longest timeout a call may ask for, in milliseconds.
 MAX_TIMEOUT_MS = 600_000
+
+#: What a call says when the session's cwd no longer exists (a command deleted it).
+MOVED = "[The working directory {gone} no longer exists; commands run in {place} now ({why}).]"
 
 
 @dataclass(frozen=True)
@@ -43,6 +53,19 @@ class Shell:
             if os.path.isdir(candidate):
                 return candidate
         return "/"
+
+
+def recovered(shell: Shell) -> tuple[Shell, str | None]:
+    """``shell`` as a command can run in it, and a notice if it had to move: where the
+    cwd no longer exists (a command deleted it), commands run in --workdir from now on
+    (in / if that is gone too)."""
+    if not is_gone(shell.cwd):
+        return shell, None
+    place, why = shell.workdir, "--workdir"
+    if is_gone(place):
+        place, why = "/", "--workdir no longer exists either"
+    notice = MOVED.format(gone=shell.cwd, place=place, why=why)
+    return replace(shell, cwd=place), notice
 
 
 def check_call(command: str, timeout: int | None) -> None:
@@ -109,9 +132,9 @@ async def run(
     """Run ``command`` in the foreground until it ends or ``timeout_ms`` passes.
 
     ``progress``, when given, is sent each output line as it arrives. A cancelled call
-    (client cancel, session end, shutdown) ends the command's process group.
+    (client cancel, session end, shutdown) ends every process of the command.
     """
-    tasks.prune_groups()
+    tasks.prune()
     stdout = Capture()
     stderr = Capture()
     report = CwdReport()
@@ -138,7 +161,7 @@ async def run(
             env=shell.env,
             on_stdout=on_stdout,
             on_stderr=on_stderr,
-            on_report=report.feed,
+            report=report,
         )
     except OSError as exc:
         if sender is not None:
@@ -150,22 +173,22 @@ async def run(
         nonlocal timed_out
         if process.running:  # not when the shell has exited and its output is draining
             timed_out = True
-            process.group.terminate()
+            process.processes.terminate()
 
     deadline = asyncio.get_running_loop().call_later(timeout_ms / 1000, time_out)
     try:
-        tasks.track_group(process.group)
+        # Tracked while anything of it lives, so that the session's end ends it.
+        tasks.track(process.processes)
         await process.finished
     except BaseException:
-        # Cancelled (client cancel, session DELETE, shutdown) or refused: end the group.
-        process.group.terminate()
+        # Cancelled (client cancel, session DELETE, shutdown) or refused: end it all.
+        process.processes.terminate()
         process.detach()
         if sender is not None:
             sender.cancel()
         raise
     finally:
         deadline.cancel()
-        tasks.release_group(process.group)
 
     rest, err_rest = stdout.finish(), stderr.finish()
     if sender is not None and out_lines is not None and err_lines is not None:

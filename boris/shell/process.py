@@ -1,11 +1,12 @@
-"""Shell commands in their own process group, read without blocking the event loop.
+"""Shell commands in a kernel session of their own, read without blocking the event loop.
 
 Each command runs as ``<shell> -c <script> <args>…`` in a new session (so a new process
 group, and no controlling terminal), stdin from /dev/null, stdout and stderr on pipes
-that the event loop reads as data arrives. A run may also have a report pipe: its write
-end is the shell's stdin, which the script moves to a descriptor of its own before it
-gives the command /dev/null. Ending a command always means ending its whole group:
-SIGTERM now, SIGKILL ``KILL_GRACE`` seconds later if anything is left.
+that the event loop reads as data arrives. A run may also have a report socket
+(boris.shell.wrapper): its other end is the shell's stdin, which the script moves to a
+descriptor of its own before it gives the command /dev/null. Ending a command always
+means ending every process in its session (boris.shell.processes): SIGTERM now,
+SIGKILL ``KILL_GRACE`` seconds later if anything is left.
 """
 
 from __future__ import annotations
@@ -14,15 +15,15 @@ import asyncio
 import contextlib
 import logging
 import os
-import signal
+import socket
 import subprocess
 import threading
 from collections.abc import Callable, Mapping, Sequence
 
-log = logging.getLogger("boris.process")
+from boris.shell.processes import CommandProcesses
+from boris.shell.wrapper import CwdReport, names_cwd_of
 
-#: Seconds between SIGTERM and SIGKILL for a process group Boris ends.
-KILL_GRACE = 5.0
+log = logging.getLogger("boris.process")
 
 #: Bytes read from a pipe at a time.
 CHUNK = 65536
@@ -41,57 +42,6 @@ SLOW_DRAIN = (0.1, 1.0)
 DRAIN_GRACE = 0.1
 
 
-class ProcessGroup:
-    """A process group Boris started, and the one way Boris ends it.
-
-    It is an :class:`~boris.shell.tasks.Endable`, so a session can end it when it
-    closes. The group id is the shell's pid, which the kernel does not hand out
-    again while any process of the group lives. Once the group has been seen empty
-    it is never signalled again: a later group with the same id belongs to someone else.
-    """
-
-    def __init__(self, pgid: int) -> None:
-        self.pgid = pgid
-        self.ended = False
-        self._kill_timer: threading.Timer | None = None
-
-    def signal(self, signum: int) -> None:
-        if self.ended:
-            return
-        try:
-            os.killpg(self.pgid, signum)
-        except ProcessLookupError:
-            self.ended = True
-        except PermissionError:
-            pass
-
-    def alive(self) -> bool:
-        """Whether any process of the group is left (a zombie not yet reaped counts)."""
-        if not self.ended:
-            self.signal(0)
-        return not self.ended
-
-    def terminate(self) -> None:
-        """SIGTERM the group now; SIGKILL it ``KILL_GRACE`` seconds later if anything is left."""
-        self.signal(signal.SIGTERM)
-        self.signal(signal.SIGCONT)  # a stopped process could not act on the SIGTERM
-        if self._kill_timer is None and not self.ended:
-            # A timer thread rather than the event loop: terminate() is also called at
-            # shutdown, when the loop may not live another five seconds.
-            timer = threading.Timer(KILL_GRACE, self._kill_if_alive)
-            timer.daemon = True
-            timer.start()
-            self._kill_timer = timer
-
-    def _kill_if_alive(self) -> None:
-        if self.alive():
-            log.debug("process group %d outlived SIGTERM, sending SIGKILL", self.pgid)
-            self.kill()
-
-    def kill(self) -> None:
-        self.signal(signal.SIGKILL)
-
-
 Sink = Callable[[bytes], object]
 
 
@@ -100,8 +50,8 @@ class ShellRun:
 
     ``returncode`` is set when the shell exits (negative: killed by that signal);
     ``finished`` resolves once its output is complete: every pipe reached EOF, or
-    ``DRAIN_GRACE`` passed since the exit. ``on_report``, if given, gets what the
-    script writes on its report pipe (see the module docstring). After that, or after
+    ``DRAIN_GRACE`` passed since the exit. ``report``, if given, gets what the script
+    writes on its report socket (see the module docstring). After that, or after
     ``detach()``, whatever a leftover process still writes to the pipes is read now and
     then and discarded until EOF: a server started with ``&`` never dies of a broken pipe,
     and a flood (``yes &``) just blocks on a full pipe instead of keeping the
@@ -118,18 +68,26 @@ class ShellRun:
         env: Mapping[str, str],
         on_stdout: Sink,
         on_stderr: Sink,
-        on_report: Sink | None = None,
+        report: CwdReport | None = None,
     ) -> None:
         loop = asyncio.get_running_loop()
         self._loop = loop
-        sinks = [on_stdout, on_stderr, *([on_report] if on_report is not None else [])]
-        pipes = [os.pipe() for _ in sinks]
+        pipes = [os.pipe(), os.pipe()]
         writes = [write for _, write in pipes]
+        reads: list[tuple[int, Sink]] = [(pipes[0][0], on_stdout), (pipes[1][0], on_stderr)]
+        stdin: int = subprocess.DEVNULL
+        if report is not None:
+            # A socket, not a pipe: the wrapper reads Boris's answer on it too.
+            ours, theirs = socket.socketpair()
+            writes.append(theirs.detach())
+            stdin = writes[-1]
+            self._report_fd = ours.detach()
+            reads.append((self._report_fd, self._on_report))
         try:
             # The shell is its own $0, as with `bash -c`; the script's arguments follow.
             proc = subprocess.Popen(
                 [shell, "-c", script, shell, *args],
-                stdin=writes[2] if on_report is not None else subprocess.DEVNULL,
+                stdin=stdin,
                 stdout=writes[0],
                 stderr=writes[1],
                 cwd=cwd,
@@ -137,7 +95,7 @@ class ShellRun:
                 start_new_session=True,
             )
         except BaseException:
-            for read, _ in pipes:
+            for read, _ in reads:
                 os.close(read)
             raise
         finally:
@@ -145,19 +103,35 @@ class ShellRun:
                 os.close(write)
         self._proc = proc
         self.pid = proc.pid
-        self.group = ProcessGroup(proc.pid)
+        self.processes = CommandProcesses(proc.pid)
+        self._report = report
         self.returncode: int | None = None
         self.finished: asyncio.Future[None] = loop.create_future()
         self._capturing = True
-        self._sinks: dict[int, Sink] = {
-            read: sink for (read, _), sink in zip(pipes, sinks, strict=True)
-        }
+        self._sinks: dict[int, Sink] = dict(reads)
         for fd in self._sinks:
             os.set_blocking(fd, False)
             loop.add_reader(fd, self._on_readable, fd)
         self._grace: asyncio.TimerHandle | None = None
         self._drain: asyncio.TimerHandle | None = None
         self._watch_exit()
+
+    def _on_report(self, data: bytes) -> None:
+        """The wrapper's report: believed if it names the shell's own cwd
+        (boris.shell.wrapper). Then Boris shuts its side of the socket, which ends the
+        wrapper's wait: the shell exits only after the check (a shell that exited has
+        no cwd to compare with). What comes after the first report is read and dropped."""
+        assert self._report is not None
+        for path in self._report.feed(data):
+            if path is not None and names_cwd_of(self.pid, path):
+                self._report.accept(path)
+            end = socket.socket(fileno=self._report_fd)
+            try:
+                end.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass  # the shell is gone already
+            finally:
+                end.detach()
 
     # --- exit ------------------------------------------------------------------
 

@@ -1,9 +1,11 @@
-"""Background commands of a session, and the process groups it must end when it closes.
+"""Background commands of a session, and the processes it must end when it closes.
 
 A session's :class:`TaskTable` holds two kinds of entries, both ended when the table
-closes: background commands under their 16-hex task id, and process groups (a
-foreground command while it runs, or whatever a finished command left running, such
-as ``server &``) under ``group-<pgid>``. Only the former are visible to task_output.
+closes: background commands under their 16-hex task id, and the processes of other
+commands (boris.shell.processes: a foreground command while it runs, and whatever a
+finished command left running, such as ``server &``) under ``processes-<pid>``. Only
+the former are visible to task_output. Entries of the second kind whose processes are
+all gone are dropped now and then (``PRUNE_AGE``).
 
 A finished command stays until task_output reads it, but a table keeps only the
 ``UNREAD_LIMIT`` most recently finished ones: older ones expire, and their ids are
@@ -16,12 +18,14 @@ import asyncio
 import contextlib
 import secrets
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from boris.errors import BorisError, Code
 from boris.shell.capture import Capture, exit_status, sections
-from boris.shell.process import KILL_GRACE, ProcessGroup, ShellRun
+from boris.shell.process import ShellRun
+from boris.shell.processes import KILL_GRACE, CommandProcesses
 from boris.shell.progress import LineSplitter, ProgressSender, Send
 
 #: Background commands that may run at once in one session.
@@ -33,18 +37,25 @@ UNREAD_LIMIT = 100
 #: Ids of expired commands a session remembers, to tell "expired" from "unknown".
 EXPIRED_IDS_KEPT = 1000
 
+#: Seconds a look at the machine's processes is reused to drop the entries whose
+#: processes are gone: looking costs a read of /proc, and a command a few milliseconds.
+PRUNE_AGE = 1.0
+
+#: Seconds between two looks at whether a stopped task's processes are gone.
+STOP_POLL = 0.02
+
 
 class Endable(Protocol):
     """What a closing session needs from an entry of its table to end it."""
 
     def terminate(self) -> None:
-        """SIGTERM the process group now and SIGKILL it ``KILL_GRACE`` later."""
+        """SIGTERM its processes now and SIGKILL them ``KILL_GRACE`` later."""
 
     def kill(self) -> None:
-        """SIGKILL whatever is left of the process group."""
+        """SIGKILL whatever is left of its processes."""
 
     def alive(self) -> bool:
-        """Whether any process of the group is still running."""
+        """Whether any of its processes is still running."""
 
 
 class BackgroundCommand:
@@ -81,8 +92,8 @@ class BackgroundCommand:
         self.run.finished.add_done_callback(self._on_finished)
 
     @property
-    def group(self) -> ProcessGroup:
-        return self.run.group
+    def processes(self) -> CommandProcesses:
+        return self.run.processes
 
     @property
     def running(self) -> bool:
@@ -91,7 +102,7 @@ class BackgroundCommand:
     def _time_out(self) -> None:
         if self.run.running and not self.stopped:
             self.timed_out = True
-            self.group.terminate()
+            self.processes.terminate()
 
     def _on_stdout(self, data: bytes) -> None:
         self._tell("stdout", self.stdout.feed(data))
@@ -114,17 +125,16 @@ class BackgroundCommand:
             self._deadline.cancel()
         self._tell("stdout", self.stdout.finish())
         self._tell("stderr", self.stderr.finish())
-        self.group.alive()  # notes an empty group now, before its id can be reused
 
     # Endable: how a closing session ends the task.
     def terminate(self) -> None:
-        self.group.terminate()
+        self.processes.terminate()
 
     def kill(self) -> None:
-        self.group.kill()
+        self.processes.kill()
 
     def alive(self) -> bool:
-        return self.group.alive()
+        return self.processes.alive()
 
     def report(self) -> str:
         """The task_output text: status, exit code once finished, stderr and stdout."""
@@ -141,8 +151,8 @@ class BackgroundCommand:
         return text + sections(self.stderr.text(), self.stdout.text())
 
 
-def _group_key(group: ProcessGroup) -> str:
-    return f"group-{group.pgid}"
+def _processes_key(processes: CommandProcesses) -> str:
+    return f"processes-{processes.leader}"
 
 
 class TaskTable:
@@ -160,9 +170,10 @@ class TaskTable:
         self._closed = False
         # Resolved when the table closes, so that waits for a task end with the session.
         self._closing: list[asyncio.Future[None]] = []
+        self._pruned = 0.0  # monotonic time of the last prune
 
     def __len__(self) -> int:
-        """Entries in the table: background commands and tracked process groups."""
+        """Entries in the table: background commands and other commands' processes."""
         with self._lock:
             return len(self._entries)
 
@@ -195,27 +206,27 @@ class TaskTable:
             entry.terminate()
         return entries
 
-    # --- process groups of foreground commands ---------------------------------
+    # --- processes of other commands -------------------------------------------
 
-    def track_group(self, group: ProcessGroup) -> None:
-        """End this group when the table closes (a closed table ends it now)."""
-        self._add(_group_key(group), group)
+    def track(self, processes: CommandProcesses) -> None:
+        """End these processes when the table closes (a closed table ends them now).
+        The entry stays until they are all gone (see :meth:`prune`)."""
+        if not processes.ended:
+            self._add(_processes_key(processes), processes)
 
-    def release_group(self, group: ProcessGroup) -> None:
-        """The command of this group is done: keep tracking the group only while it has
-        processes."""
-        if not group.alive():
-            with self._lock:
-                self._entries.pop(_group_key(group), None)
-
-    def prune_groups(self) -> None:
-        """Forget tracked groups whose processes are all gone."""
+    def prune(self) -> None:
+        """Forget the tracked processes that are all gone, looking at most once every
+        ``PRUNE_AGE`` seconds."""
+        now = time.monotonic()
+        if now - self._pruned < PRUNE_AGE:
+            return
+        self._pruned = now
         with self._lock:
-            groups = [(k, e) for k, e in self._entries.items() if isinstance(e, ProcessGroup)]
-        dead = [key for key, group in groups if not group.alive()]
-        if dead:
+            tracked = [(k, e) for k, e in self._entries.items() if isinstance(e, CommandProcesses)]
+        gone = [key for key, processes in tracked if not processes.alive(PRUNE_AGE)]
+        if gone:
             with self._lock:
-                for key in dead:
+                for key in gone:
                     self._entries.pop(key, None)
 
     # --- background commands ---------------------------------------------------
@@ -231,7 +242,7 @@ class TaskTable:
         timeout: float,
     ) -> str:
         """Start a background command; returns its task id."""
-        self.prune_groups()
+        self.prune()
         with self._lock:
             running = sum(
                 1 for e in self._entries.values() if isinstance(e, BackgroundCommand) and e.running
@@ -273,11 +284,10 @@ class TaskTable:
             while len(self._expired) > EXPIRED_IDS_KEPT:
                 del self._expired[next(iter(self._expired))]
         for _, old in expired:
-            if old.alive():
-                # It left processes behind (`server &`): the session still ends them (a
-                # session closed meanwhile refuses the group and ends it at once).
-                with contextlib.suppress(BorisError):
-                    self.track_group(old.group)
+            # It may have left processes behind (`server &`): the session still ends
+            # them (a session closed meanwhile refuses them and ends them at once).
+            with contextlib.suppress(BorisError):
+                self.track(old.processes)
 
     def _lookup(self, task_id: str) -> BackgroundCommand:
         """The background command ``task_id`` (called with the lock held)."""
@@ -304,9 +314,9 @@ class TaskTable:
             if not task.running:
                 del self._entries[task_id]
         report = task.report()
-        if not task.running and task.alive():
-            # The command finished but left processes behind: the session still ends them.
-            self.track_group(task.group)
+        if not task.running:
+            # The command may have left processes behind: the session still ends them.
+            self.track(task.processes)
         return report
 
     async def wait(
@@ -320,6 +330,8 @@ class TaskTable:
 
         ``progress``, when given, is sent each new output line while waiting. A
         cancelled wait, or the table closing, ends the wait and leaves the task alone.
+        Every call waiting when the task finishes (or is stopped) gets its final
+        report, though a finished task is forgotten after the first.
         """
         loop = asyncio.get_running_loop()
         closing: asyncio.Future[None] = loop.create_future()
@@ -352,33 +364,40 @@ class TaskTable:
                 f"the session ended while waiting for background task {task_id!r}; "
                 "its tasks were stopped",
             )
-        return self.read(task_id)
+        try:
+            return self.read(task_id)
+        except BorisError:
+            if not task.run.finished.done():  # running, and yet not found: nothing to give
+                raise
+            # Another call read it first, or task_stop ended it: every call that waited
+            # for it is told how it ended (stopped, or finished on its own).
+            return task.report()
 
     async def stop(self, task_id: str) -> str:
-        """task_stop: end a running task's process group (SIGTERM, SIGKILL ``KILL_GRACE``
-        later), wait until it has ended, and report it as finished; a finished task
-        is reported as task_output would. The task is forgotten either way."""
+        """task_stop: end a task's processes (SIGTERM, SIGKILL ``KILL_GRACE`` later),
+        those it left running after its shell exited too, wait until they have all
+        ended, and report the task as finished (``stopped`` if it was still running; a
+        task that had finished is reported as task_output would). The task is
+        forgotten either way."""
         with self._lock:
             task = self._lookup(task_id)
             if task.running:
                 task.stopped = True
+        task.terminate()
         if task.stopped:
-            task.terminate()
             # Shielded: a cancelled call still leaves the task stopping (the kill timer
             # runs on its own), and the shared future must not be cancelled.
             await asyncio.shield(task.run.finished)
-            # The shell has gone; what it left in its group gets the same treatment.
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + KILL_GRACE + 1
-            while task.alive() and loop.time() < deadline:  # noqa: ASYNC110 - no event to await
-                await asyncio.sleep(0.02)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + KILL_GRACE + 1
+        while task.alive() and loop.time() < deadline:  # noqa: ASYNC110 - no event to await
+            await asyncio.sleep(STOP_POLL)
         with self._lock:
             if self._entries.get(task_id) is task:
                 del self._entries[task_id]
         report = task.report()
-        if task.alive():
-            with contextlib.suppress(BorisError):
-                self.track_group(task.group)
+        with contextlib.suppress(BorisError):
+            self.track(task.processes)
         return report
 
 

@@ -83,13 +83,16 @@ async def bash(
     commands.check_call(command, timeout)
     settings = session.settings
     log.debug("session %s: %s", session.id, command)
+    shell, notice = commands.recovered(session.shell)
+    if notice is not None:
+        session.cwd = shell.cwd
     if run_in_background:
         timeout_s = float(settings.background_task_timeout)
-        return commands.start_background(session.shell, command, session.tasks, timeout_s)
+        text = commands.start_background(shell, command, session.tasks, timeout_s)
+        # After the two lines clients read the task id from.
+        return text if notice is None else f"{text}\n\n{notice}"
     timeout_ms = commands.effective_timeout(timeout, settings.timeout_ms)
-    finished = await commands.run(
-        session.shell, command, session.tasks, timeout_ms, progress_of(ctx)
-    )
+    finished = await commands.run(shell, command, session.tasks, timeout_ms, progress_of(ctx))
     if finished.cwd is not None:
         session.cwd = finished.cwd
-    return finished.text
+    return finished.text if notice is None else f"{notice}\n\n{finished.text}"

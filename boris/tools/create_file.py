@@ -43,9 +43,10 @@ VIEW_FIRST = "\n- Overwriting an existing file requires viewing it first in this
     annotations=destructive("Create or overwrite a file"),
     output_schema=None,
 )
-def create_file(
+async def create_file(
     path: PathArg,
     content: Content,
     session: Session = Depends(current_session),
 ) -> str:
-    return editing.create(session.files, path, content)
+    files = session.files
+    return await session.blocking(lambda: editing.create(files, path, content))

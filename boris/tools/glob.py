@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
@@ -46,15 +47,13 @@ _TYPE = 'Only return "file"s or only "directory"s. Default: both.'
     annotations=read_only("Find files by name"),
     output_schema=None,
 )
-def glob(
+async def glob(
     pattern: Annotated[str, Field(description=_PATTERN)],
     path: Annotated[str | SkipJsonSchema[None], Field(description=_PATH)] = None,
     type: Annotated[str | SkipJsonSchema[None], Field(description=_TYPE)] = None,
     session: Session = Depends(current_session),
 ) -> str:
-    from boris.search import find  # on first use: it is not needed to start
-
-    return find.find(session.files, pattern, path, type)
+    return await _find(session, pattern, path, type)
 
 
 @tool(
@@ -63,7 +62,7 @@ def glob(
     annotations=read_only("Find files by name"),
     output_schema=None,
 )
-def glob_compat(
+async def glob_compat(
     pattern: Annotated[str, Field(description=_PATTERN)],
     path: Annotated[
         str | SkipJsonSchema[None],
@@ -76,6 +75,17 @@ def glob_compat(
     type: Annotated[str | None, UNLISTED] = None,
     session: Session = Depends(current_session),
 ) -> str:
-    from boris.search import find  # on first use: it is not needed to start
+    return await _find(session, pattern, path, type)
 
-    return find.find(session.files, pattern, path, type)
+
+async def _find(session: Session, pattern: str, path: str | None, kind: str | None) -> str:
+    """glob in a worker thread; a cancelled call stops its walk."""
+    files = session.files
+    stop = threading.Event()
+
+    def run() -> str:
+        from boris.search import find  # on first use: it is not needed to start
+
+        return find.find(files, pattern, path, kind, stop)
+
+    return await session.blocking(run, stop)

@@ -9,7 +9,8 @@ is understood.
 
 from __future__ import annotations
 
-from typing import Annotated
+import threading
+from typing import Annotated, Any
 
 from fastmcp.dependencies import Depends
 from fastmcp.tools import tool
@@ -99,7 +100,7 @@ _MULTILINE = (
     annotations=read_only("Search file contents"),
     output_schema=None,
 )
-def grep(
+async def grep(
     pattern: Annotated[str, Field(description=_PATTERN)],
     path: Annotated[str | SkipJsonSchema[None], Field(description=_PATH)] = None,
     include: Annotated[str | SkipJsonSchema[None], Field(description=_INCLUDE)] = None,
@@ -124,9 +125,8 @@ def grep(
     offset: Annotated[Count, Field(description=_OFFSET)] = 0,
     session: Session = Depends(current_session),
 ) -> str:
-    from boris.search import engine  # on first use: it is not needed to start
-
-    request = engine.Request(
+    return await _search(
+        session,
         pattern=pattern,
         path=path,
         include=include,
@@ -142,7 +142,6 @@ def grep(
         head_limit=head_limit,
         offset=offset,
     )
-    return engine.run(session.files, request)
 
 
 @tool(
@@ -151,7 +150,7 @@ def grep(
     annotations=read_only("Search file contents"),
     output_schema=None,
 )
-def grep_compat(
+async def grep_compat(
     pattern: Annotated[str, Field(description=_PATTERN)],
     path: Annotated[str | SkipJsonSchema[None], Field(description=_PATH)] = None,
     glob: Annotated[str | SkipJsonSchema[None], Field(description=_INCLUDE)] = None,
@@ -227,9 +226,8 @@ def grep_compat(
     ] = False,
     session: Session = Depends(current_session),
 ) -> str:
-    from boris.search import engine  # on first use: it is not needed to start
-
-    request = engine.Request(
+    return await _search(
+        session,
         pattern=pattern,
         path=path,
         include=glob,
@@ -245,4 +243,17 @@ def grep_compat(
         head_limit=head_limit,
         offset=offset,
     )
-    return engine.run(session.files, request)
+
+
+async def _search(session: Session, **arguments: Any) -> str:
+    """grep in a worker thread, with the arguments of boris.search.engine.Request; a
+    cancelled call stops the search (and the workers it keeps busy)."""
+    files = session.files
+    stop = threading.Event()
+
+    def run() -> str:
+        from boris.search import engine  # on first use: it is not needed to start
+
+        return engine.run(files, engine.Request(**arguments), stop)
+
+    return await session.blocking(run, stop)

@@ -48,7 +48,7 @@ the write is atomic.
     annotations=destructive("Make several replacements in a file"),
     output_schema=None,
 )
-def multi_edit(
+async def multi_edit(
     path: PathArg,
     edits: Annotated[
         list[Replacement],
@@ -61,4 +61,5 @@ def multi_edit(
     session: Session = Depends(current_session),
 ) -> str:
     steps = [(edit.old_str, edit.new_str, edit.replace_all) for edit in edits]
-    return editing.multi_replace(session.files, path, steps)
+    files = session.files
+    return await session.blocking(lambda: editing.multi_replace(files, path, steps))

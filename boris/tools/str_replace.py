@@ -55,11 +55,14 @@ VIEW_FIRST = "\n- The file must have been viewed in this session first (view too
     annotations=destructive("Replace text in a file"),
     output_schema=None,
 )
-def str_replace(
+async def str_replace(
     path: PathArg,
     old_str: OldStr,
     new_str: NewStr = "",
     replace_all: ReplaceAll = False,
     session: Session = Depends(current_session),
 ) -> str:
-    return editing.replace(session.files, path, old_str, new_str, replace_all)
+    files = session.files
+    return await session.blocking(
+        lambda: editing.replace(files, path, old_str, new_str, replace_all)
+    )

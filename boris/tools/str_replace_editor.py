@@ -92,7 +92,7 @@ overwrites it; an edit of a file not viewed in this session is refused."
     annotations=destructive("View and edit files"),
     output_schema=None,
 )
-def str_replace_editor(
+async def str_replace_editor(
     command: Command,
     path: PathArg,
     view_range: ViewRange = None,
@@ -104,27 +104,32 @@ def str_replace_editor(
     insert_text: InsertText = None,
     session: Session = Depends(current_session),
 ) -> str | ImageContent:
-    if command == "view":
-        return as_content(viewing.view(session.files, path, view_range))
-    if command == "str_replace":
-        if old_str is None:
-            raise _missing("old_str", command)
-        return editing.replace(session.files, path, old_str, new_str or "", replace_all)
-    if command == "create":
-        if file_text is None:
-            raise _missing("file_text", command)
-        return editing.create(session.files, path, file_text)
-    if new_str is not None and insert_text is not None and new_str != insert_text:
-        raise BorisError(
-            Code.INVALID_INPUT, "new_str and insert_text name the same text; give only one"
-        )
-    if insert_line is None:
-        raise _missing("insert_line", command)
-    if new_str is not None:
-        return editing.insert(session.files, path, insert_line, new_str)
-    if insert_text is not None:
-        return editing.insert(session.files, path, insert_line, insert_text, "insert_text")
-    raise _missing("new_str", command)
+    files = session.files
+
+    def run() -> str | ImageContent:
+        if command == "view":
+            return as_content(viewing.view(files, path, view_range))
+        if command == "str_replace":
+            if old_str is None:
+                raise _missing("old_str", command)
+            return editing.replace(files, path, old_str, new_str or "", replace_all)
+        if command == "create":
+            if file_text is None:
+                raise _missing("file_text", command)
+            return editing.create(files, path, file_text)
+        if new_str is not None and insert_text is not None and new_str != insert_text:
+            raise BorisError(
+                Code.INVALID_INPUT, "new_str and insert_text name the same text; give only one"
+            )
+        if insert_line is None:
+            raise _missing("insert_line", command)
+        if new_str is not None:
+            return editing.insert(files, path, insert_line, new_str)
+        if insert_text is not None:
+            return editing.insert(files, path, insert_line, insert_text, "insert_text")
+        raise _missing("new_str", command)
+
+    return await session.blocking(run)
 
 
 def _missing(argument: str, command: str) -> BorisError:

@@ -9,7 +9,7 @@ from fastmcp.tools import tool
 from pydantic import Field
 
 from boris.session import Session, current_session
-from boris.shell.process import KILL_GRACE
+from boris.shell.processes import KILL_GRACE
 from boris.tools import destructive
 
 DESCRIPTION = f"""\
@@ -20,7 +20,8 @@ watcher) and return its final output.
 {KILL_GRACE:g} s later to whatever is left; returns once they have all ended.
 - Answers like a finished task_output: `status: completed (stopped)`, the exit code \
 (143 after SIGTERM, 137 after SIGKILL), stderr and stdout. The task is then forgotten.
-- A task that had already finished is not touched: its final output is returned."""
+- A task that had already finished: its final output is returned, and whatever it left \
+running is ended all the same."""
 
 
 @tool(

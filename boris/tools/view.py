@@ -54,9 +54,10 @@ may change it."
     annotations=read_only("View a file or directory"),
     output_schema=None,
 )
-def view(
+async def view(
     path: PathArg,
     view_range: ViewRange = None,
     session: Session = Depends(current_session),
 ) -> str | ImageContent:
-    return as_content(viewing.view(session.files, path, view_range))
+    files = session.files
+    return await session.blocking(lambda: as_content(viewing.view(files, path, view_range)))

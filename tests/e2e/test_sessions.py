@@ -44,6 +44,11 @@ pytestmark = pytest.mark.anyio
 STARTED = re.compile(r"task_id: ([0-9a-f]{16})\nCommand started in background\.")
 # A background task that shows its shell's pid and a grandchild's pid, then waits.
 TWO_PIDS = "echo $$; sleep 300 & echo $!; wait"
+# The same with job control on: the grandchild is a job in a process group of its own.
+TWO_PIDS_JOB = f"set -m; {TWO_PIDS}"
+# Foreground commands that leave a process running after they return: in the command's
+# process group, and as a job in a process group of its own.
+LEFTOVERS = ["sleep 300 & echo $!", "set -m; sleep 300 & echo $!"]
 
 
 @pytest.fixture(scope="module")
@@ -83,17 +88,22 @@ async def background_pids(client: Any, task_id: str, count: int = 2) -> list[int
         await anyio.sleep(0.05)
 
 
-async def leftover_pid(client: Any) -> int:
+async def leftover_pid(client: Any, command: str = LEFTOVERS[0]) -> int:
     """A foreground command that leaves `sleep 300 &` running after it returns."""
-    (pid,) = pids_in(await bash(client, "sleep 300 & echo $!"))
+    (pid,) = pids_in(await bash(client, command))
     assert pid_alive(pid)
     return pid
 
 
 async def session_processes(client: Any) -> list[int]:
-    """Start both kinds of processes a session must end; returns their pids."""
-    task_id = await start_background(client, TWO_PIDS)
-    return [*await background_pids(client, task_id), await leftover_pid(client)]
+    """Start every kind of process a session must end (background tasks and what
+    foreground commands left, with and without job control); returns their pids."""
+    pids = []
+    for command in (TWO_PIDS, TWO_PIDS_JOB):
+        pids += await background_pids(client, await start_background(client, command))
+    for command in LEFTOVERS:
+        pids.append(await leftover_pid(client, command))
+    return pids
 
 
 # --- isolation and state ---------------------------------------------------------------
@@ -172,14 +182,19 @@ def test_shell_choice_is_logged(server: HttpServer) -> None:
 
 
 def raw_session_processes(session: RawSession) -> list[int]:
-    match = STARTED.fullmatch(session.text("bash", command=TWO_PIDS, run_in_background=True))
-    assert match
-    deadline = time.monotonic() + 30
-    while len(pids := pids_in(session.text("task_output", task_id=match.group(1)))) < 2:
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
-    (leftover,) = pids_in(session.text("bash", command="sleep 300 & echo $!"))
-    return [*pids, leftover]
+    found = []
+    for command in (TWO_PIDS, TWO_PIDS_JOB):
+        match = STARTED.fullmatch(session.text("bash", command=command, run_in_background=True))
+        assert match
+        deadline = time.monotonic() + 30
+        while len(pids := pids_in(session.text("task_output", task_id=match.group(1)))) < 2:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        found += pids
+    for command in LEFTOVERS:
+        (leftover,) = pids_in(session.text("bash", command=command))
+        found.append(leftover)
+    return found
 
 
 async def test_delete_ends_the_sessions_processes(server: HttpServer) -> None:
@@ -333,15 +348,20 @@ class RawStdioServer:
         return text
 
     def processes(self) -> list[int]:
-        text = self.text("bash", command=TWO_PIDS, run_in_background=True)
-        match = STARTED.fullmatch(text)
-        assert match, text
-        deadline = time.monotonic() + 30
-        while len(pids := pids_in(self.text("task_output", task_id=match.group(1)))) < 2:
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
-        (leftover,) = pids_in(self.text("bash", command="sleep 300 & echo $!"))
-        return [*pids, leftover]
+        found = []
+        for command in (TWO_PIDS, TWO_PIDS_JOB):
+            text = self.text("bash", command=command, run_in_background=True)
+            match = STARTED.fullmatch(text)
+            assert match, text
+            deadline = time.monotonic() + 30
+            while len(pids := pids_in(self.text("task_output", task_id=match.group(1)))) < 2:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            found += pids
+        for command in LEFTOVERS:
+            (leftover,) = pids_in(self.text("bash", command=command))
+            found.append(leftover)
+        return found
 
 
 @pytest.fixture

@@ -7,12 +7,14 @@ tests/tools/ go through a real client.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import io
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from hypothesis import assume, event, given
 from hypothesis import strategies as st
@@ -23,10 +25,29 @@ from boris.files.display import read_lines
 from boris.files.scope import PathScope
 from boris.session import Runtime, Session
 from boris.settings import Settings
-from boris.tools.create_file import create_file
-from boris.tools.str_replace import str_replace
-from boris.tools.str_replace_editor import str_replace_editor
-from boris.tools.view import view
+from boris.tools import create_file as create_file_tool
+from boris.tools import str_replace as str_replace_tool
+from boris.tools import str_replace_editor as editor_tool
+from boris.tools import view as view_tool
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def in_loop(tool: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P, T]:
+    """An (async) tool function called as a plain one, each call on an event loop of its own."""
+
+    @functools.wraps(tool)
+    def call(*args: P.args, **kwargs: P.kwargs) -> T:
+        return asyncio.run(tool(*args, **kwargs))
+
+    return call
+
+
+create_file = in_loop(create_file_tool.create_file)
+str_replace = in_loop(str_replace_tool.str_replace)
+str_replace_editor = in_loop(editor_tool.str_replace_editor)
+view = in_loop(view_tool.view)
 
 BOM = b"\xef\xbb\xbf"
 

@@ -12,14 +12,16 @@ from hypothesis import strategies as st
 
 from boris.errors import BorisError
 from boris.session import Session
-from boris.tools.multi_edit import Replacement, multi_edit
-from boris.tools.view import view
+from boris.tools import multi_edit as multi_edit_tool
+from boris.tools.multi_edit import Replacement
 from tests.files.test_file_properties import (
     as_written,
     files,
+    in_loop,
     occurrences,
     session_in_tempdir,
     texts,
+    view,
 )
 
 # Mostly what an agent writes: ASCII, which fits a file in any encoding.
@@ -81,6 +83,9 @@ def unique_text_from(data: bytes, start: int, length: int) -> str:
                 except UnicodeDecodeError:
                     break
     return ""
+
+
+multi_edit = in_loop(multi_edit_tool.multi_edit)
 
 
 def run(session: Session, root: Path, before: bytes, edits: list[tuple[str, str]]) -> str:

@@ -5,6 +5,7 @@ real server process in tests/e2e/test_searchpool.py.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import time
@@ -43,6 +44,11 @@ def write_big_tree(root: Path) -> Path:
     write_tree(root, files)
     set_mtimes(root, [f"d{n % 13:02d}/f{n:05d}.txt" for n in range(0, MANY, 97)])
     return root
+
+
+def no_skip() -> int:
+    """No output lines before the page (the offset is 0)."""
+    return 0
 
 
 def query(mode: str, *, context: int = 0, head_limit: int = 0) -> engine.Query:
@@ -89,6 +95,59 @@ def expected_counts() -> list[str]:
     return lines
 
 
+def expected_content(context: int) -> list[str]:
+    """The content output for "hit" in ``big_tree`` with ``context`` lines around each
+    match, modelled from how the tree was made: match lines and their context, a "--"
+    between groups that do not touch and between files (when there is context)."""
+    out: list[str] = []
+    for n in sorted(range(MANY), key=lambda n: (n % 13, n)):
+        lines = [f"file {n}"]
+        if n % 7 == 0:
+            lines += ["hit one", "context", "hit two"]
+        if n % 11 == 0:
+            lines += [""] * 5 + ["hit far"]
+        hits = {i for i, line in enumerate(lines) if "hit" in line}
+        if not hits:
+            continue
+        shown = sorted(
+            {
+                j
+                for i in hits
+                for j in range(max(i - context, 0), min(i + context, len(lines) - 1) + 1)
+            }
+        )
+        if context and out:
+            out.append("--")
+        for previous, j in zip([None, *shown], shown, strict=False):
+            if context and previous is not None and j > previous + 1:
+                out.append("--")
+            mark = ":" if j in hits else "-"
+            out.append(f"d{n % 13:02d}/f{n:05d}.txt{mark}{j + 1}{mark}{lines[j]}")
+    return out
+
+
+@pytest.mark.parametrize("context", [0, 1])
+def test_a_page_far_into_the_output_is_the_same_wherever_files_are_searched(
+    big_tree: Path, context: int
+) -> None:
+    """Files leave out the lines before the page; those searched by the workers are told
+    how many before the files ahead of them are known, and one that left out too many
+    is searched again. The page is the same either way, wherever it starts: in the
+    files searched in this process, across the first chunks sent to the workers, deep
+    in their part, at the very end."""
+    whole = expected_content(context)
+    page = 40
+    q = query("content", context=context)
+    starts = sorted({0, 1, 2, 7, len(whole) // 3, len(whole) // 2, len(whole) - 5, len(whole) - 1})
+    starts += [n for n in range(len(whole) // 4, len(whole), max(len(whole) // 23, 1))]
+    for offset in starts:
+        task = dataclasses.replace(q.task, budget=offset + page)
+        paged = dataclasses.replace(q, task=task, offset=offset, head_limit=page)
+        for parallel in (False, True):
+            lines = run(big_tree, paged, parallel=parallel)
+            assert lines[:page] == whole[offset : offset + page], (offset, parallel)
+
+
 def until_ended(pid: int) -> None:
     deadline = time.monotonic() + 30
     while pid_alive(pid):
@@ -104,18 +163,20 @@ def test_a_worker_killed_during_a_search_is_replaced_by_this_process(big_tree: P
     files = list(engine._tree(str(big_tree), q, PathScope([], [])))
     pool = Pool(2)
     try:
-        counted = [f"{label}:{count}" for label, count in pool.results(q.task, iter(files))]
+        counted = [
+            f"{label}:{count}" for label, _, count in pool.results(q.task, iter(files), no_skip)
+        ]
         assert counted == expected_counts()  # both workers started, and answered
         workers = pool.checkout()
         pids = [worker.proc.pid for worker in workers]
         assert len(pids) == 2
         pool.release(workers)
-        results = pool.results(q.task, iter(files))
+        results = pool.results(q.task, iter(files), no_skip)
         first = next(results)  # under way: the workers hold chunks still to answer
         os.kill(pids[0], signal.SIGKILL)
         until_ended(pids[0])
         found = [first, *results]
-        assert [f"{label}:{count}" for label, count in found] == expected_counts()
+        assert [f"{label}:{count}" for label, _, count in found] == expected_counts()
         replaced = pool.checkout()  # the dead one was dropped, a new one started
         assert len(replaced) == 2
         assert pids[0] not in [worker.proc.pid for worker in replaced]
@@ -136,7 +197,9 @@ def test_workers_that_cannot_start_leave_the_search_to_this_process(
     files = list(engine._tree(str(big_tree), q, PathScope([], [])))
     pool = Pool(2)
     try:
-        found = [f"{label}:{count}" for label, count in pool.results(q.task, iter(files))]
+        found = [
+            f"{label}:{count}" for label, _, count in pool.results(q.task, iter(files), no_skip)
+        ]
         assert found == expected_counts()
         assert pool.checkout() == []  # given up on
     finally:

@@ -183,14 +183,15 @@ async def test_cwd_longer_than_path_max(client: Client[Any], case: Path) -> None
 async def test_cwd_deleted_by_the_command_itself(
     client: Client[Any], root: Path, case: Path
 ) -> None:
-    # The wrapper cannot tell where it is after `rmdir "$PWD"`: the cwd stays, and the
-    # next call recovers at the workdir, saying why.
+    # After `rmdir "$PWD"` the cwd names nothing: the next call runs in the workdir,
+    # saying why, and the workdir is the cwd from then on.
     doomed = case / "doomed"
     doomed.mkdir()
     await enter(client, doomed)
     assert await bash(client, 'rmdir "$PWD" && echo gone') == "exit_code: 0\n\nstdout:\ngone\n"
-    assert await bash(client, "echo not run") == (
-        f"exit_code: 1\n\nstderr:\n/bin/bash: line 1: cd: {doomed}: No such file or directory\n"
+    assert await bash(client, "echo ran") == (
+        f"[The working directory {doomed} no longer exists; commands run in {root} now "
+        "(--workdir).]\n\nexit_code: 0\n\nstdout:\nran\n"
     )
     assert await pwd_text(client) == stdout_of(root)
 
@@ -222,6 +223,63 @@ async def test_a_report_forged_by_the_command_is_ignored(client: Client[Any], ca
     )
     assert await bash(client, forge) == "exit_code: 0\n\nstdout:\ndone\n"
     assert await pwd_text(client) == stdout_of(case)
+
+
+async def test_a_report_forged_before_an_exit_is_not_believed(
+    client: Client[Any], case: Path
+) -> None:
+    # The shell's copy of the report socket (descriptor 10 in bash) takes a report of
+    # the command's own; then `exit` ends the shell before the wrapper's report. A
+    # report counts only if it names the directory the shell is in.
+    await enter(client, case)
+    forged = "printf '/etc\\n\\0' >&10; exit 3"
+    assert await bash(client, forged) == "exit_code: 3\n"
+    assert await pwd_text(client) == stdout_of(case)
+    # Through every descriptor the shell holds, with the cwd moved meanwhile.
+    (case / "sub").mkdir()
+    forge_all = (
+        "cd sub; fds=$(ls /proc/$$/fd); for n in $fds; do [ $n -gt 2 ] && "
+        "printf '/etc\\n\\0' >&$n; done 2>/dev/null; exit 4"
+    )
+    assert await bash(client, forge_all) == "exit_code: 4\n"
+    assert await pwd_text(client) == stdout_of(case)
+
+
+async def test_a_report_of_where_the_shell_is_is_believed(client: Client[Any], case: Path) -> None:
+    # The one report a command can write that counts: where its shell really is when
+    # Boris looks (the command waits for that, as the wrapper does).
+    (case / "sub").mkdir()
+    await enter(client, case)
+    honest = "cd sub; printf '%s\\n\\0' \"$PWD\" >&10; read -r x <&10; cd ..; exit 3"
+    assert await bash(client, honest) == "exit_code: 3\n"
+    assert await pwd_text(client) == stdout_of(case / "sub")
+
+
+@pytest.mark.parametrize(
+    "setup", ["BASH_XTRACEFD=1", "BASH_XTRACEFD=2", "exec 5>&1; BASH_XTRACEFD=5", "exec 2>&1"]
+)
+async def test_tracing_to_any_descriptor_shows_only_the_command(
+    client: Client[Any], case: Path, setup: str
+) -> None:
+    # Wherever the trace goes (stdout, stderr, a copy of stdout), the wrapper's own
+    # steps after the command never show in it.
+    (case / "sub").mkdir()
+    await enter(client, case)
+    text = await bash(client, f"{setup}; set -x; cd sub")
+    assert "__boris" not in text
+    assert text in (
+        "exit_code: 0\n\nstdout:\n++ cd sub\n",
+        "exit_code: 0\n\nstderr:\n++ cd sub\n",
+    ), text
+    assert await pwd_text(client) == stdout_of(case / "sub")
+
+
+async def test_an_exit_trap_still_writes_where_the_command_did(
+    client: Client[Any], case: Path
+) -> None:
+    await enter(client, case)
+    text = await bash(client, "trap 'echo bye; echo err >&2' EXIT; echo hi")
+    assert text == "exit_code: 0\n\nstderr:\nerr\n\nstdout:\nhi\nbye\n"
 
 
 async def test_cwd_too_long_to_report_stays(client: Client[Any], case: Path) -> None:

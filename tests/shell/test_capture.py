@@ -12,49 +12,59 @@ from boris.shell.capture import Capture, exit_status, sections
 from boris.shell.wrapper import MAX_CWD, CwdReport, cd_steps
 
 
-def report(*chunks: bytes) -> str | None:
+def reports(*chunks: bytes) -> list[str | None]:
+    """What the report reader makes of ``chunks``: the first whole report (its path, or
+    None for one that cannot be a report), or nothing."""
     received = CwdReport()
-    for chunk in chunks:
-        received.feed(chunk)
-    return received.cwd()
+    return [report for chunk in chunks for report in received.feed(chunk)]
 
 
 @pytest.mark.parametrize(
-    ("chunks", "cwd"),
+    ("chunks", "found"),
     [
-        ((b"/work/x\n\0",), "/work/x"),
-        ((b"/wo", b"rk\n", b"\0"), "/work"),
-        ((b"/\n\0",), "/"),
-        ((b"/caf\xc3\xa9\n\0",), "/café"),
+        ((b"/work/x\n\0",), ["/work/x"]),
+        ((b"/wo", b"rk\n", b"\0"), ["/work"]),
+        ((b"/\n\0",), ["/"]),
+        ((b"/caf\xc3\xa9\n\0",), ["/café"]),
         # A name that is not UTF-8 keeps its bytes (as surrogate escapes).
-        ((b"/a\xff\n\0",), "/a\udcff"),
-        # What is not one whole report is none: the cwd stays as it was.
-        ((), None),
-        ((b"/work\n",), None),
-        ((b"/work\0",), None),
-        ((b"/work",), None),
-        ((b"\n\0",), None),
-        ((b"work\n\0",), None),
-        ((b"/a\n\0/b\n\0",), None),
-        ((b"/a\0b\n\0",), None),
-        ((b"/a\n\0\0",), None),
+        ((b"/a\xff\n\0",), ["/a\udcff"]),
+        # No NUL: no report (yet).
+        ((), []),
+        ((b"/work\n",), []),
+        ((b"/work",), []),
+        # A report that cannot be one: a report all the same, which leaves the cwd alone.
+        ((b"/work\0",), [None]),
+        ((b"\n\0",), [None]),
+        ((b"work\n\0",), [None]),
+        ((b"/a\0b\n\0",), [None]),
+        # Only the first report counts.
+        ((b"/a\n\0/b\n\0",), ["/a"]),
+        ((b"/a\n\0", b"/b\n\0"), ["/a"]),
+        ((b"/a\n\0\0",), ["/a"]),
     ],
 )
-def test_cwd_report(chunks: tuple[bytes, ...], cwd: str | None) -> None:
-    assert report(*chunks) == cwd
+def test_cwd_report(chunks: tuple[bytes, ...], found: list[str | None]) -> None:
+    assert reports(*chunks) == found
+
+
+def test_cwd_report_is_the_path_accepted() -> None:
+    received = CwdReport()
+    assert received.feed(b"/work\n\0") == ["/work"]
+    assert received.cwd() is None  # not yet found true
+    received.accept("/work")
+    assert received.cwd() == "/work"
 
 
 def test_cwd_report_of_the_longest_cwd() -> None:
     """A cwd of up to MAX_CWD (65,536) bytes is reported; a longer one is no report,
     however it arrives, and is not kept whole in memory."""
     longest = b"/" + b"d" * (MAX_CWD - 1)
-    assert report(longest + b"\n\0") == longest.decode()
-    assert report(longest[:100], longest[100:] + b"\n\0") == longest.decode()
-    assert report(longest + b"d\n\0") is None
-    assert report(longest + b"d", b"\n\0") is None
-    # A report whose end was cut off by the cap is not mistaken for a shorter one.
-    assert report(longest + b"\n\0" + b"/x" * 10) is None
-    assert report(b"/" + b"d" * (MAX_CWD - 2) + b"\n\0") == "/" + "d" * (MAX_CWD - 2)
+    assert reports(longest + b"\n\0") == [longest.decode()]
+    assert reports(longest[:100], longest[100:] + b"\n\0") == [longest.decode()]
+    assert reports(longest + b"d\n\0") == [None]
+    assert reports(longest + b"d", b"\n\0") == [None]
+    assert reports(longest + b"d" * 10 * MAX_CWD, b"\n\0") == [None]
+    assert reports(b"/" + b"d" * (MAX_CWD - 2) + b"\n\0") == ["/" + "d" * (MAX_CWD - 2)]
 
 
 def test_cd_steps_of_a_short_cwd_is_the_cwd() -> None:

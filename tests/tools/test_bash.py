@@ -20,6 +20,7 @@ from boris.shell.command import MAX_TIMEOUT_MS, effective_timeout
 from tests.inprocess import app_client
 from tests.pids import pid_alive, pids_in, wait_gone
 from tests.support import error_text, ok_text
+from tests.tasks import STARTED
 
 pytestmark = pytest.mark.anyio
 
@@ -223,16 +224,66 @@ async def test_user_text_like_the_sentinel_is_left_alone(
 async def test_deleted_cwd_falls_back_to_the_workdir(
     client: Client[Any], root: Path, tmp_path: Path
 ) -> None:
+    """The next command runs in the workdir, which is the cwd from then on, and says so
+    first; the command's own output follows unchanged."""
     doomed = tmp_path / "doomed"
     doomed.mkdir()
     await enter(client, doomed)
     assert await bash(client, f"rmdir '{doomed}'") == "exit_code: 0\n"
-    # The command does not run anywhere else; the session recovers at the workdir.
-    text = await bash(client, "echo should-not-run")
+    text = await bash(client, "pwd; echo ran >&2")
     assert text == (
-        f"exit_code: 1\n\nstderr:\n/bin/bash: line 1: cd: {doomed}: No such file or directory\n"
+        f"[The working directory {doomed} no longer exists; commands run in {root} now "
+        f"(--workdir).]\n\nexit_code: 0\n\nstderr:\nran\n\nstdout:\n{root}\n"
     )
     assert await cwd(client) == str(root)
+
+
+async def test_cwd_deleted_in_the_same_command_stays_where_it_was(
+    client: Client[Any], tmp_path: Path
+) -> None:
+    """A command that enters a directory and deletes it leaves the cwd where it was,
+    and the next command runs there."""
+    await enter(client, tmp_path)
+    assert await bash(client, "mkdir d && cd d && rmdir ../d") == "exit_code: 0\n"
+    assert await bash(client, "pwd") == f"exit_code: 0\n\nstdout:\n{tmp_path}\n"
+
+
+async def test_deleted_cwd_before_a_background_command(
+    client: Client[Any], root: Path, tmp_path: Path
+) -> None:
+    """A background command starts in the workdir too; the notice follows the lines
+    that give its task id."""
+    doomed = tmp_path / "doomed"
+    doomed.mkdir()
+    await enter(client, doomed)
+    assert await bash(client, f"rmdir '{doomed}'") == "exit_code: 0\n"
+    result = await client.call_tool(
+        "bash", {"command": "pwd", "run_in_background": True}, raise_on_error=False
+    )
+    text = ok_text(result)
+    started, notice = text.split("\n\n")
+    assert notice == (
+        f"[The working directory {doomed} no longer exists; commands run in {root} now "
+        "(--workdir).]"
+    )
+    match = STARTED.fullmatch(started)
+    assert match, started
+    task_id = match.group(1)
+    report = ok_text(await client.call_tool("task_output", {"task_id": task_id, "block": True}))
+    assert report == f"status: completed\nexit_code: 0\n\nstdout:\n{root}\n"
+    assert await cwd(client) == str(root)
+
+
+async def test_deleted_workdir_and_cwd_fall_back_to_the_root(tmp_path: Path) -> None:
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    async with app_client(workdir=workdir) as own:
+        assert await bash(own, "mkdir sub && cd sub") == "exit_code: 0\n"
+        assert await bash(own, f"rmdir {workdir}/sub {workdir}") == "exit_code: 0\n"
+        assert await bash(own, "pwd") == (
+            f"[The working directory {workdir}/sub no longer exists; commands run in / now "
+            "(--workdir no longer exists either).]\n\nexit_code: 0\n\nstdout:\n/\n"
+        )
 
 
 # --- environment ---------------------------------------------------------------------
@@ -403,6 +454,18 @@ async def test_cancelled_call_kills_the_group(client: Client[Any], tmp_path: Pat
     pids = pids_in(pid_file.read_text())
     assert await wait_gone(pids) == []
     assert await bash(client, "echo still serving") == "exit_code: 0\n\nstdout:\nstill serving\n"
+
+
+async def test_timeout_ends_jobs_that_left_the_process_group(
+    client: Client[Any], tmp_path: Path
+) -> None:
+    """A job of a command with job control on (`set -m`) runs in a process group of its
+    own; a timeout ends it with the command."""
+    await enter(client, tmp_path)
+    text = await bash(client, "set -m; sleep 300 & echo $!; sleep 300", timeout=1000)
+    assert text.startswith("Command timed out after 1000ms\n\nexit_code: "), text
+    (pid,) = pids_in(text)
+    assert await wait_gone([pid]) == []
 
 
 async def test_concurrent_calls_in_one_session(client: Client[Any], tmp_path: Path) -> None:

@@ -373,8 +373,9 @@ def test_content_output_stops_growing_past_the_cap(tmp_path: Path) -> None:
 
     task = matching.FileTask("match", False, False, "content", max_size=1 << 24, max_chars=CAP)
     rendered = matching.search_file(task, task.matcher(), "big.txt", str(big))
-    assert isinstance(rendered, list)
-    assert sum(len(line) + 1 for line in rendered) <= CAP + 100
+    assert isinstance(rendered, matching.Rendered)
+    assert rendered.cut
+    assert sum(len(line) + 1 for line in rendered.lines) <= CAP + 100
     query = engine.Query(
         task=task,
         matcher=task.matcher(),

@@ -13,6 +13,7 @@ import anyio
 import pytest
 from fastmcp import Client
 
+from boris.shell.process import DRAIN_GRACE
 from tests.inprocess import app_client
 from tests.pids import pid_alive, pids_in, wait_gone
 from tests.support import error_text, ok_text
@@ -72,6 +73,38 @@ async def test_stop_kills_what_ignores_sigterm(client: Client[Any], tmp_path: Pa
         text = ok_text(await call(client, "task_stop", task_id=task_id))
     assert text == "status: completed (stopped)\nexit_code: 137\n"
     assert [pid for pid in pids if pid_alive(pid)] == []
+
+
+async def test_stop_ends_jobs_that_left_the_process_group(
+    client: Client[Any], tmp_path: Path
+) -> None:
+    """With job control on (`set -m`) a job runs in a process group of its own; it is
+    still the task's, and ends with it."""
+    task_id = await start(
+        client, tmp_path, "set -m; sleep 300 & echo $! > pids; echo $$ >> pids; wait"
+    )
+    pids = await pids_written(tmp_path / "pids", 2)
+    text = ok_text(await call(client, "task_stop", task_id=task_id))
+    assert text.startswith("status: completed (stopped)\nexit_code: "), text
+    assert [pid for pid in pids if pid_alive(pid)] == []
+
+
+async def test_stop_after_the_shell_exited_ends_what_it_left(
+    client: Client[Any], tmp_path: Path
+) -> None:
+    """A task whose shell has exited but left a process running: the stop ends that
+    process too, and answers once it has, with the task's own status."""
+    task_id = await start(
+        client, tmp_path, "echo $$ > pids; sleep 300 & echo $! >> pids; echo started"
+    )
+    shell, leftover = await pids_written(tmp_path / "pids", 2)
+    assert await wait_gone([shell]) == []
+    # Output is still collected for a moment after the shell exits (DRAIN_GRACE).
+    await anyio.sleep(10 * DRAIN_GRACE)
+    text = ok_text(await call(client, "task_stop", task_id=task_id))
+    assert text == "status: completed\nexit_code: 0\n\nstdout:\nstarted\n"
+    assert not pid_alive(leftover)
+    assert error_text(await call(client, "task_output", task_id=task_id)) == not_found(task_id)
 
 
 async def test_stop_a_finished_task_answers_its_output(client: Client[Any], tmp_path: Path) -> None:

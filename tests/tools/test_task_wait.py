@@ -174,3 +174,70 @@ async def test_cancel_ends_the_wait_not_the_task(client: Client[Any], tmp_path: 
         text = ok_text(await call(client, "task_output", task_id=task_id, block=True))
     assert text.startswith("status: completed\nexit_code: 0\n\nstdout:\ntick\n"), text
     assert text.endswith("tick\nafter\n")
+
+
+async def test_every_waiter_of_a_stopped_task_is_told_it_was_stopped(
+    client: Client[Any], tmp_path: Path
+) -> None:
+    """Fifty calls wait for one task; task_stop ends it. Each of them answers with the
+    task's final report, which says it was stopped (not that it cannot be found)."""
+    task_id = await start(client, tmp_path, TICKING + "echo never")
+    waiting = [anyio.Event() for _ in range(50)]
+    results: list[str] = []
+
+    async def wait(heard: anyio.Event) -> None:
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            heard.set()  # this call is waiting: it hears the task's lines
+
+        result = await client.call_tool(
+            "task_output",
+            {"task_id": task_id, "block": True, "timeout": 600_000},
+            progress_handler=on_progress,
+            raise_on_error=False,
+        )
+        results.append(ok_text(result))
+
+    with anyio.fail_after(60):  # only catches a hang
+        async with anyio.create_task_group() as group:
+            for heard in waiting:
+                group.start_soon(wait, heard)
+            for heard in waiting:
+                await heard.wait()
+            stopped = ok_text(await call(client, "task_stop", task_id=task_id))
+    assert stopped.startswith("status: completed (stopped)\nexit_code: 143\n\nstdout:\ntick\n")
+    assert results == [stopped] * 50
+
+
+async def test_every_waiter_of_a_finished_task_gets_its_report(
+    client: Client[Any], tmp_path: Path
+) -> None:
+    """Fifty calls wait for one task that finishes: each answers with its final report,
+    and the task is forgotten after that."""
+    task_id = await start(client, tmp_path, TICKING + "echo done")
+    waiting = [anyio.Event() for _ in range(50)]
+    results: list[str] = []
+
+    async def wait(heard: anyio.Event) -> None:
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            heard.set()
+
+        result = await client.call_tool(
+            "task_output",
+            {"task_id": task_id, "block": True, "timeout": 600_000},
+            progress_handler=on_progress,
+            raise_on_error=False,
+        )
+        results.append(ok_text(result))
+
+    with anyio.fail_after(60):  # only catches a hang
+        async with anyio.create_task_group() as group:
+            for heard in waiting:
+                group.start_soon(wait, heard)
+            for heard in waiting:
+                await heard.wait()
+            (tmp_path / "go").touch()
+    assert len(set(results)) == 1
+    assert results[0].startswith("status: completed\nexit_code: 0\n\nstdout:\ntick\n")
+    assert results[0].endswith("tick\ndone\n")
+    text = error_text(await call(client, "task_output", task_id=task_id))
+    assert text.startswith("[BASH_TASK_NOT_FOUND] ")
