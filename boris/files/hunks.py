@@ -264,11 +264,15 @@ def _find_old(
                 if not hunk.anchors:
                     _require_once(file, old, start, tier, place, label)
                 return start, tried
-        # As Codex does: an empty context line at the end (often a blank line typed
-        # to separate hunks) may stand for nothing; try once without it.
-        if tried is lines and len(old) > 1 and tried[-1] == (" ", b""):
-            tried = lines[:-1]
-            continue
+        # As Codex does: empty context lines at the end (often blank lines typed to
+        # separate hunks) may stand for nothing; try once without them.
+        if tried is lines:
+            blank = 0
+            while blank < len(old) - 1 and lines[len(lines) - 1 - blank] == (" ", b""):
+                blank += 1
+            if blank:
+                tried = lines[: len(lines) - blank]
+                continue
         raise _old_missing(file, hunk.at_end, old, place, name, label)
 
 
@@ -379,7 +383,7 @@ def _anchor_missing(file: _File, anchor: str, place: _Place, label: str) -> Bori
             f"It is at line {elsewhere + 1}, before that: hunks go in the order of the file."
         )
     else:
-        hint = similar_line(file.data, [text], "the @@ line")
+        hint = similar_line(file.data, [text], "the @@ line", single=True)
         if hint:
             parts.append(hint)
     return BorisError(Code.STR_REPLACE_NOT_FOUND, "\n".join(parts))

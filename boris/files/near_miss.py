@@ -201,8 +201,11 @@ def _next_line(data: bytes, end: int) -> int:
 # --- a line resembles the first line of old_str
 
 
-def similar_line(data: bytes, old_lines: list[bytes], name: str) -> str | None:
-    """The file line most like the first non-blank line of ``old``, if any is close."""
+def similar_line(
+    data: bytes, old_lines: list[bytes], name: str, *, single: bool = False
+) -> str | None:
+    """The file line most like the first non-blank line of ``old``, if any is close;
+    ``single``: ``old`` is one line, named ``name`` itself."""
     position = next((i for i, line in enumerate(old_lines) if line.strip(_BLANK)), None)
     if position is None:
         return None
@@ -216,8 +219,9 @@ def similar_line(data: bytes, old_lines: list[bytes], name: str) -> str | None:
         return None
     number, line = found
     which = "the first line" if position == 0 else "the first non-blank line"
+    what = name if single else f"{which} of {name}"
     return (
-        f"Line {number} resembles {which} of {name} (both shown as JSON strings):\n"
+        f"Line {number} resembles {what} (both shown as JSON strings):\n"
         f"  line {number}: {quote(line)}\n"
         f"  {name}: {quote(target)}"
     )

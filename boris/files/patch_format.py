@@ -139,6 +139,8 @@ class _Reader:
         previous: FileChange | None = None
         while index < self._end:
             header = self._lines[index].strip()
+            if header in (ADD.strip(), DELETE.strip(), UPDATE.strip()):
+                raise invalid(index + 1, f"{shown(header)} needs a path after it")
             if len(changes) == MAX_FILES:
                 raise invalid(
                     index + 1,
@@ -164,10 +166,7 @@ class _Reader:
         return changes
 
     def _path(self, index: int, marker: str) -> str:
-        path = self._lines[index].strip()[len(marker) :].strip()
-        if not path:
-            raise invalid(index + 1, f"{shown(marker.strip())} needs a path after it")
-        return path
+        return self._lines[index].strip()[len(marker) :].strip()
 
     def _add(self, index: int) -> tuple[FileChange, int]:
         path = self._path(index, ADD)
@@ -182,6 +181,8 @@ class _Reader:
         path = self._path(index, UPDATE)
         following = index + 1
         move_to, move_line = None, 0
+        if following < self._end and self._lines[following].strip() == MOVE.strip():
+            raise invalid(following + 1, f"{shown(MOVE.strip())} needs a path after it")
         if following < self._end and self._lines[following].strip().startswith(MOVE):
             move_to, move_line = self._path(following, MOVE), following + 1
             following += 1

@@ -8,15 +8,16 @@ the other file tools check (it exists or must not, it is a regular file, it was
 viewed, its size, that it can be written) and read; the hunks are applied in memory
 (boris.files.hunks) and the results' sizes checked.
 
-Then the writes, with the primitives of every edit (boris.files.writing): new and
-updated contents first (added files, updated files, the new names of moved files), in
-the patch's order, each written atomically; then the files to remove (deleted files,
-the old names of moved files) are renamed to hidden names beside them, and only once
-everything else succeeded are those removed for good. A step that fails undoes the
-steps before it, in reverse: files written are removed or given their old content
-back, renamed files get their names back; the error says what was restored. If a
-file turns out to have changed since it was read, everything done is undone and the
-whole patch is applied once more from the start, then given up with ``IO_ERROR``.
+Then the writes, with the primitives of every edit (boris.files.writing). First the
+files to remove (deleted files, the old names of moved files) are renamed to hidden
+names beside them, which cannot run out of room and is undone by renaming them back;
+then the new contents (added files, updated files, the new names of moved files) are
+written, each atomically, in the patch's order; only once all of that succeeded are
+the files set aside removed for good. A step that fails undoes the steps before it,
+in reverse: files written are removed or given their old content back, files set
+aside get their names back; the error says what was restored. If a file turns out to
+have changed since it was read, everything done is undone and the whole patch is
+applied once more from the start, then given up with ``IO_ERROR``.
 """
 
 from __future__ import annotations
@@ -278,10 +279,10 @@ def _write(plans: list[_Plan]) -> None:
     done = _Done()
     try:
         for plan in plans:
-            _write_content(plan, done)
-        for plan in plans:
             if plan.change.action == "delete" or plan.target is not None:
                 _set_aside(plan, done)
+        for plan in plans:
+            _write_content(plan, done)
     except _StepFailed as failed:
         raise _failure(failed, *_undo(done)) from None
     except BaseException:
