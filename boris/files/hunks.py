@@ -1,23 +1,21 @@
 """The hunks of an apply_patch update applied to a file's bytes, changing only the lines
 they add and remove.
 
-The file is read as lines split at ``\\n``; a line's text is what comes before its
-``\\n`` and the ``\\r`` of a CRLF (a UTF-8 BOM is not part of the first line). A hunk's
-context and removed lines (its *old* lines) must equal consecutive lines of the file,
-exactly, or else, when no place matches exactly, once trailing whitespace is ignored
-on both sides (the tolerance Codex has at line ends; indentation always counts). Each
-hunk is looked for after the previous one, and after its ``@@`` lines; an ``@@`` line
-is found as a line of the file (indentation aside: it only says where to look, and
-changes nothing). Without an ``@@`` line a hunk's old lines must occur once where it is
-looked for; with one, the first place after it is taken. A hunk ending in
-``*** End of File`` must end the file; a hunk with no old lines goes after its ``@@``
-line, or at the end of the file.
+A hunk's context and removed lines (its *old* lines) must equal consecutive lines of
+the file (boris.files.line_search says what a line's text is): exactly, or else, when
+no place matches exactly, once trailing whitespace is ignored on both sides (the
+tolerance Codex has at line ends; indentation always counts). Each hunk is looked for
+after the previous one, and after its ``@@`` lines; an ``@@`` line is found as a line
+of the file (indentation aside: it only says where to look, and changes nothing).
+Without an ``@@`` line a hunk's old lines must occur once where it is looked for; with
+one, the first place after it is taken. A hunk ending in ``*** End of File`` must end
+the file; a hunk with no old lines goes after its ``@@`` line, or at the end of the
+file.
 
 Kept lines keep their own bytes (trailing spaces, CR and all); added lines take the
 file's line ending (CRLF in a file that uses CRLF throughout), and a file that did not
-end in a newline still does not. Lines are found in linear time whatever the file and
-the hunk: each line is given a code, equal lines the same one, so that a hunk's lines
-are a byte string to find in the file's (``bytes.find``).
+end in a newline still does not. The new content is put together from slices of the
+old one and the added lines: nothing is built per line of the file.
 
 No I/O here: boris.files.patching reads and writes around it.
 """
@@ -25,154 +23,81 @@ No I/O here: boris.files.patching reads and writes around it.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from boris.errors import BorisError, Code
-from boris.files.edit import is_utf8, uses_crlf
+from boris.files.edit import is_utf8
+from boris.files.line_search import LineFile, Tier, around, exact, trailing
 from boris.files.near_miss import quote, similar_line
 from boris.files.patch_format import Hunk, Kind
-from boris.files.sniff import UTF8_BOM
 
-# What "trailing whitespace" is: ASCII whitespace, as near_miss compares lines.
-_BLANK = b" \t\r\x0b\x0c"
 # Places of an ambiguous hunk counted, and listed by line number, in its message.
 _COUNTED = 100
 _LISTED = 10
 
-Tier = Callable[[bytes], bytes]
-
-
-def _exact(line: bytes) -> bytes:
-    return line
-
-
-def _trailing(line: bytes) -> bytes:
-    return line.rstrip(_BLANK)
-
-
-def _around(line: bytes) -> bytes:
-    return line.strip(_BLANK)
-
-
 #: How a hunk's lines are compared with the file's, from the strictest; an @@ line may
 #: also differ in its indentation.
-_HUNK_TIERS: tuple[Tier, ...] = (_exact, _trailing)
-_ANCHOR_TIERS: tuple[Tier, ...] = (_exact, _trailing, _around)
+_HUNK_TIERS: tuple[Tier, ...] = (exact, trailing)
+_ANCHOR_TIERS: tuple[Tier, ...] = (exact, trailing, around)
 
 
-class _Codes:
-    """The file's lines under one way of comparing them, as a string of codes: each
-    distinct line gets a code of ``width`` bytes whose first byte alone has its high
-    bit set, so a run of codes can only be found at a line boundary."""
-
-    def __init__(self, keys: list[bytes]) -> None:
-        self.width = 4 if len(keys) < 1 << 28 else 5
-        self._codes: dict[bytes, bytes] = {}
-        codes = self._codes
-        self._encoded = b"".join(
-            [codes.get(key) or codes.setdefault(key, self._code(len(codes))) for key in keys]
-        )
-
-    def _code(self, number: int) -> bytes:
-        groups = [(number >> (7 * shift)) & 0x7F for shift in range(self.width - 1, -1, -1)]
-        groups[0] |= 0x80
-        return bytes(groups)
-
-    def find(self, keys: Sequence[bytes], start: int) -> int:
-        """The first line from ``start`` where lines equal to ``keys`` begin, or -1."""
-        codes = []
-        for key in keys:
-            code = self._codes.get(key)
-            if code is None:
-                return -1  # no line of the file is that line
-            codes.append(code)
-        found = self._encoded.find(b"".join(codes), start * self.width)
-        return -1 if found < 0 else found // self.width
-
-
-class _File:
-    """A file's bytes as lines, with the codes of each way of comparing them."""
+class _File(LineFile):
+    """The file being patched: its lines, searched tier by tier."""
 
     def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.bom = UTF8_BOM if data.startswith(UTF8_BOM) else b""
-        body = data[len(self.bom) :]
-        #: Lines that end in a newline, without it (with the CR of a CRLF).
-        self.ended = body.split(b"\n")
-        #: The last line when it has no newline, else b"".
-        self.tail = self.ended.pop()
-        self.count = len(self.ended) + bool(self.tail)
-        #: Each line's text: without its line ending.
-        self.texts = [line[:-1] if line.endswith(b"\r") else line for line in self.ended]
-        if self.tail:
-            self.texts.append(self.tail)
-        self.eol = b"\r\n" if uses_crlf(body) else b"\n"
-        self._codes: dict[Tier, _Codes] = {}
+        super().__init__(data)
         self._utf8: bool | None = None
 
-    def find(self, lines: Sequence[bytes], start: int, tiers: Sequence[Tier]) -> tuple[int, Tier]:
-        """Where ``lines`` first occur from line ``start`` under the strictest of
-        ``tiers`` that finds them, and that tier; -1 if none does."""
+    def first(self, lines: Sequence[bytes], offset: int, tiers: Sequence[Tier]) -> tuple[int, Tier]:
+        """Where ``lines`` first occur from ``offset`` under the strictest of ``tiers``
+        that finds them, and that tier; -1 if none does."""
         for tier in tiers:
-            found = self.codes(tier).find([tier(line) for line in lines], start)
+            found = self.find(lines, offset, tier)
             if found >= 0:
                 return found, tier
-        return -1, _exact
-
-    def codes(self, tier: Tier) -> _Codes:
-        if tier not in self._codes:
-            keys = self.texts if tier is _exact else [tier(text) for text in self.texts]
-            self._codes[tier] = _Codes(keys)
-        return self._codes[tier]
+        return -1, exact
 
     def is_utf8(self) -> bool:
         if self._utf8 is None:
             self._utf8 = is_utf8(self.data)
         return self._utf8
 
-    def lines(self, begin: int, end: int) -> tuple[bytes, int]:
-        """Lines ``begin``..``end - 1`` as they are in the file, each with its line
-        ending (a last line without one gets the file's), and the length of the last
-        line's ending."""
-        if begin >= end:
-            return b"", 0
-        ended = min(end, len(self.ended))
-        parts = []
-        if begin < ended:
-            parts.append(b"\n".join(self.ended[begin:ended]) + b"\n")
-        if end > len(self.ended):  # the tail
-            parts.append(self.tail + self.eol)
-            return b"".join(parts), len(self.eol)
-        return b"".join(parts), 2 if self.ended[end - 1].endswith(b"\r") else 1
-
 
 class _Output:
-    """The new content, built from runs of the file's lines and added lines."""
+    """The new content, put together from runs of the file and added lines."""
 
     def __init__(self, file: _File) -> None:
         self._file = file
         self._parts: list[bytes] = [file.bom]
         self._last_ending = 0
-        self.cursor = 0  # the first line of the file not yet kept or removed
+        self.cursor = file.start  # the first byte of the file not yet kept or removed
 
     def keep(self, end: int) -> None:
-        """Keep the lines from the cursor up to ``end``."""
-        text, ending = self._file.lines(self.cursor, end)
-        if text:
-            self._parts.append(text)
-            self._last_ending = ending
-        self.cursor = max(self.cursor, end)
+        """Keep the file from the cursor up to ``end`` (a line start, or its end)."""
+        if end <= self.cursor:
+            return
+        run = self._file.data[self.cursor : end]
+        self._parts.append(run)
+        if run.endswith(b"\n"):
+            self._last_ending = 2 if run.endswith(b"\r\n") else 1
+        else:  # the last line, without a newline: lines may follow it now
+            self._parts.append(self._file.eol)
+            self._last_ending = len(self._file.eol)
+        self.cursor = end
 
-    def remove(self) -> None:
-        self.cursor += 1
+    def keep_line(self) -> None:
+        self.keep(self._file.line_end(self.cursor))
+
+    def remove_line(self) -> None:
+        self.cursor = self._file.line_end(self.cursor)
 
     def add(self, text: bytes) -> None:
         self._parts.append(text + self._file.eol)
         self._last_ending = len(self._file.eol)
 
     def result(self) -> bytes:
-        self.keep(self._file.count)
+        self.keep(len(self._file.data))
         data = b"".join(self._parts)
         if self._file.tail and self._last_ending:
             # The file did not end in a newline: its new last line has none either.
@@ -182,13 +107,15 @@ class _Output:
 
 @dataclass(frozen=True)
 class _Place:
-    """Where a hunk is looked for: from line ``line`` (0-based), ``since`` what."""
+    """Where a hunk is looked for: from ``offset`` (a line start), ``since`` what."""
 
-    line: int = 0
+    offset: int
     since: str = ""
 
-    def where(self) -> str:
-        return "in the file" if self.line == 0 else f"after line {self.line} ({self.since})"
+    def where(self, file: _File) -> str:
+        if self.offset <= file.start:
+            return "in the file"
+        return f"after line {file.number(self.offset)} ({self.since})"
 
 
 def apply_hunks(data: bytes, hunks: Sequence[Hunk], path: str) -> bytes:
@@ -197,26 +124,28 @@ def apply_hunks(data: bytes, hunks: Sequence[Hunk], path: str) -> bytes:
     UTF-8) naming the hunk that cannot apply."""
     file = _File(data)
     out = _Output(file)
-    place = _Place()
+    place = _Place(file.start)
     for number, hunk in enumerate(hunks, 1):
         label = f"{path}: hunk {number} of {len(hunks)}"
         lines = [(kind, text.encode()) for kind, text in hunk.lines]
         _check_encoding(file, lines, label)
         for anchor in hunk.anchors:
-            found = file.find([anchor.encode()], place.line, _ANCHOR_TIERS)[0]
+            found = file.first([anchor.encode()], place.offset, _ANCHOR_TIERS)[0]
             if found < 0:
                 raise _anchor_missing(file, anchor, place, label)
-            place = _Place(found + 1, f"its @@ line {json.dumps(anchor, ensure_ascii=False)}")
+            since = f"its @@ line {json.dumps(anchor, ensure_ascii=False)}"
+            place = _Place(file.line_end(found), since)
         if any(kind != "+" for kind, _ in lines):
             start, lines = _find_old(file, hunk, lines, place, f"hunk {number}", label)
         else:
-            start = place.line if hunk.anchors and not hunk.at_end else file.count
+            start = place.offset if hunk.anchors and not hunk.at_end else len(data)
+        assert start >= out.cursor, (start, out.cursor)  # each hunk after the one before
         out.keep(start)
         for kind, text in lines:
             if kind == " ":
-                out.keep(out.cursor + 1)
+                out.keep_line()
             elif kind == "-":
-                out.remove()
+                out.remove_line()
             else:
                 out.add(text)
         place = _Place(out.cursor, f"the end of hunk {number}")
@@ -252,14 +181,13 @@ def _find_old(
     while True:
         old = _old(tried)
         if hunk.at_end:
-            start = file.count - len(old)
-            if start >= place.line and any(
-                all(tier(a) == tier(b) for a, b in zip(file.texts[start:], old, strict=True))
-                for tier in _HUNK_TIERS
+            start = file.last_lines(len(old))
+            if start >= place.offset and any(
+                file.matches_at(start, old, tier) for tier in _HUNK_TIERS
             ):
                 return start, tried
         else:
-            start, tier = file.find(old, place.line, _HUNK_TIERS)
+            start, tier = file.first(old, place.offset, _HUNK_TIERS)
             if start >= 0:
                 if not hunk.anchors:
                     _require_once(file, old, start, tier, place, label)
@@ -279,23 +207,21 @@ def _find_old(
 def _require_once(
     file: _File, old: list[bytes], start: int, tier: Tier, place: _Place, label: str
 ) -> None:
-    codes = file.codes(tier)
-    keys = [tier(line) for line in old]
     places = [start]
     while len(places) <= _COUNTED:
-        following = codes.find(keys, places[-1] + 1)
+        following = file.find_after(old, places[-1], tier)
         if following < 0:
             break
         places.append(following)
     if len(places) == 1:
         return
     count = f"more than {_COUNTED}" if len(places) > _COUNTED else str(len(places))
-    listed = ", ".join(str(line + 1) for line in places[:_LISTED])
+    listed = ", ".join(str(file.number(offset) + 1) for offset in places[:_LISTED])
     if len(places) > _LISTED:
         listed += ", …"
     raise BorisError(
         Code.STR_REPLACE_AMBIGUOUS,
-        f"{label}: its context and removed lines occur {count} times {place.where()} "
+        f"{label}: its context and removed lines occur {count} times {place.where(file)} "
         f"(at lines {listed}); add context lines to make them unique, or start the hunk "
         "with an '@@ ' line naming a line before it, such as the first line of its "
         "function or class (the first place after that line is taken)",
@@ -307,25 +233,25 @@ def _old_missing(
 ) -> BorisError:
     if at_end:
         head = f"{label}: its context and removed lines are not the last lines of the file"
-        if place.line:
-            head += f" after line {place.line} ({place.since})"
+        if place.offset > file.start:
+            head += f" after line {file.number(place.offset)} ({place.since})"
         head += " ('*** End of File' says they are)."
     else:
         head = (
-            f"{label}: its context and removed lines were not found {place.where()}. "
+            f"{label}: its context and removed lines were not found {place.where(file)}. "
             "They must match lines of the file exactly, apart from trailing whitespace."
         )
     parts = [head]
-    elsewhere = file.find(old, 0, _HUNK_TIERS)[0]
-    if 0 <= elsewhere < place.line:
+    elsewhere = file.first(old, file.start, _HUNK_TIERS)[0]
+    if 0 <= elsewhere < place.offset:
         parts.append(
-            f"They are at line {elsewhere + 1}, before that: hunks go in the order of the "
-            "file, each after the one before it and after its @@ lines."
+            f"They are at line {file.number(elsewhere) + 1}, before that: hunks go in the "
+            "order of the file, each after the one before it and after its @@ lines."
         )
     elif elsewhere >= 0:
         parts.append(
-            f"They are at line {elsewhere + 1}, which is not the end of the file: leave out "
-            "'*** End of File', or give the file's last lines."
+            f"They are at line {file.number(elsewhere) + 1}, which is not the end of the "
+            "file: leave out '*** End of File', or give the file's last lines."
         )
     else:
         if not all(line.isascii() for line in old) and not file.is_utf8():
@@ -334,38 +260,41 @@ def _old_missing(
                 "have non-ASCII characters, which are looked for as UTF-8: the file does not "
                 "store them that way. Match on ASCII text only."
             )
-        hint = _partly_found(file, old, place.line, name) or similar_line(file.data, old, name)
+        hint = _partly_found(file, old, place.offset, name) or similar_line(file.data, old, name)
         if hint:
             parts.append(hint)
     return BorisError(Code.STR_REPLACE_NOT_FOUND, "\n".join(parts))
 
 
-def _partly_found(file: _File, old: list[bytes], start: int, name: str) -> str | None:
-    """Where the most leading lines of ``old`` are found from line ``start``, and the
-    line that differs next: found by halving, a few searches of the file."""
-    found, at = 0, -1  # old[:found] is at line ``at``; old[:missing] is nowhere
+def _partly_found(file: _File, old: list[bytes], offset: int, name: str) -> str | None:
+    """Where the most leading lines of ``old`` are found from ``offset``, and the line
+    that differs next: found by halving, a few searches of the file."""
+    found, at = 0, -1  # old[:found] is at ``at``; old[:missing] is nowhere
     missing = len(old)
     while missing - found > 1:
         middle = (found + missing) // 2
-        line = file.find(old[:middle], start, (_trailing,))[0]
-        if line >= 0:
-            found, at = middle, line
+        place = file.find(old[:middle], offset, trailing)
+        if place >= 0:
+            found, at = middle, place
         else:
             missing = middle
     if not found:
         return None
-    first = at + 1
+    first = file.number(at) + 1
     matched = (
         f"Line {first} matches the first line of {name}"
         if found == 1
         else f"Lines {first}-{first + found - 1} match the first {found} lines of {name}"
     )
-    differing = at + found
-    if differing >= file.count:
+    differing = at
+    for _ in range(found):
+        differing = file.line_end(differing)
+    if differing >= len(file.data):
         return f"{matched}, but {name} continues past the end of the file."
+    number = first + found
     return (
-        f"{matched}, but line {differing + 1} differs (both shown as JSON strings):\n"
-        f"  line {differing + 1}: {quote(file.texts[differing])}\n"
+        f"{matched}, but line {number} differs (both shown as JSON strings):\n"
+        f"  line {number}: {quote(file.text_at(differing))}\n"
         f"  {name}: {quote(old[found])}"
     )
 
@@ -374,13 +303,14 @@ def _anchor_missing(file: _File, anchor: str, place: _Place, label: str) -> Bori
     text = anchor.encode()
     parts = [
         f"{label}: its @@ line {json.dumps(anchor, ensure_ascii=False)} was not found "
-        f"{place.where()}. An @@ line gives a line of the file (such as the first line of "
-        "a function) after which the hunk is looked for."
+        f"{place.where(file)}. An @@ line gives a line of the file (such as the first line "
+        "of a function) after which the hunk is looked for."
     ]
-    elsewhere = file.find([text], 0, _ANCHOR_TIERS)[0]
-    if 0 <= elsewhere < place.line:
+    elsewhere = file.first([text], file.start, _ANCHOR_TIERS)[0]
+    if 0 <= elsewhere < place.offset:
         parts.append(
-            f"It is at line {elsewhere + 1}, before that: hunks go in the order of the file."
+            f"It is at line {file.number(elsewhere) + 1}, before that: hunks go in the "
+            "order of the file."
         )
     else:
         hint = similar_line(file.data, [text], "the @@ line", single=True)

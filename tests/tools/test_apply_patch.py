@@ -740,3 +740,24 @@ async def test_without_view_before_edit(tmp_path: Path) -> None:
         text = patch("*** Update File: f.txt", "-a", "+b", "*** Delete File: f2.txt")
         (tmp_path / "f2.txt").write_text("x")
         assert ok_text(await apply(client, text)) == f"M {tmp_path}/f.txt\nD {tmp_path}/f2.txt"
+
+
+async def test_a_hunk_after_the_last_line_finds_nothing_before_it(
+    client: Client[Any], case: Path
+) -> None:
+    """Once a hunk has ended at a last line without a newline, the next is looked for
+    after it, in every way of comparing lines (a trailing space sends it past the
+    exact search)."""
+    path = await viewed(client, case / "f.txt", "x\nalpha")
+    message = await refused(
+        client,
+        case,
+        patch(f"*** Update File: {path}", "@@", "-alpha", "+beta", "@@", "-alpha ", "+gamma"),
+    )
+    assert message == (
+        f"[STR_REPLACE_NOT_FOUND] {path}: hunk 2 of 2: its context and removed lines were not "
+        "found after line 2 (the end of hunk 1). They must match lines of the file exactly, "
+        "apart from trailing whitespace.\n"
+        "They are at line 2, before that: hunks go in the order of the file, each after the "
+        "one before it and after its @@ lines."
+    )
