@@ -123,6 +123,13 @@ def apply_hunks(data: bytes, hunks: Sequence[Hunk], path: str) -> bytes:
     STR_REPLACE_AMBIGUOUS or INVALID_INPUT (non-ASCII text for a file that is not
     UTF-8) naming the hunk that cannot apply."""
     file = _File(data)
+    try:
+        return _apply(file, hunks, path)
+    finally:
+        file.forget()
+
+
+def _apply(file: _File, hunks: Sequence[Hunk], path: str) -> bytes:
     out = _Output(file)
     place = _Place(file.start)
     for number, hunk in enumerate(hunks, 1):
@@ -138,7 +145,7 @@ def apply_hunks(data: bytes, hunks: Sequence[Hunk], path: str) -> bytes:
         if any(kind != "+" for kind, _ in lines):
             start, lines = _find_old(file, hunk, lines, place, f"hunk {number}", label)
         else:
-            start = place.offset if hunk.anchors and not hunk.at_end else len(data)
+            start = place.offset if hunk.anchors and not hunk.at_end else len(file.data)
         assert start >= out.cursor, (start, out.cursor)  # each hunk after the one before
         out.keep(start)
         for kind, text in lines:

@@ -8,10 +8,11 @@ Exact matches in a file with one kind of line ending (LF only, or CRLF throughou
 found with one ``bytes.find`` of the lines joined with that ending, on the file's bytes
 themselves: nothing is built per line. Other comparisons (a tier that ignores some
 whitespace), and files that mix line endings, go through :class:`_Codes`: each line's
-key under the comparison is given a 4-byte code, equal keys the same one, and the
-file becomes a string of codes in which a run of lines is again one ``bytes.find``.
-Either way a search takes time linear in the file, whatever the file and the lines,
-and the codes take 4 bytes a line.
+key under the comparison is given a 4-byte code from its hash, and the file becomes a
+string of codes in which a run of lines is again one ``bytes.find``, each place found
+then compared line by line. Either way a search takes time linear in the file (hashes
+are salted per process, so lines cannot be made to share codes on purpose), and the
+codes take 4 bytes a line.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 
-from boris.errors import BorisError, Code
 from boris.files.display import CHUNK
 from boris.files.sniff import UTF8_BOM
 
@@ -30,8 +30,9 @@ Tier = Callable[[bytes], bytes]
 
 # What "whitespace" is at a line's ends: ASCII whitespace, as near_miss compares lines.
 _BLANK = b" \t\r\x0b\x0c"
-# Distinct keys a file may have: codes have 4 groups of 7 bits.
-_MAX_KEYS = 1 << 28
+# A code: the bits of a hash kept (7 of each byte), and the first byte's high bit.
+_BITS = 0x7F7F7F7F
+_MARK = 0x80000000
 
 
 def exact(line: bytes) -> bytes:
@@ -115,13 +116,13 @@ class LineFile:
         ``tier``; -1 if none."""
         if tier is exact and self.ending is not None:
             return self._find_bytes(lines, offset, inclusive=True)
-        return self._codes_of(tier).find([tier(line) for line in lines], offset)
+        return self._codes_of(tier).find(lines, offset)
 
     def find_after(self, lines: Sequence[bytes], offset: int, tier: Tier) -> int:
         """The first place after ``offset`` (where they occur) where ``lines`` occur."""
         if tier is exact and self.ending is not None:
             return self._find_bytes(lines, offset, inclusive=False)
-        return self._codes_of(tier).find([tier(line) for line in lines], offset, after=True)
+        return self._codes_of(tier).find(lines, offset, after=True)
 
     def _find_bytes(self, lines: Sequence[bytes], offset: int, inclusive: bool) -> int:
         assert self.ending is not None
@@ -145,6 +146,12 @@ class LineFile:
                 return place
         return -1
 
+    def forget(self) -> None:
+        """Drop the codes made for searches: they take memory in proportion to the file,
+        and an error raised from a search keeps this object alive as long as its
+        traceback lives."""
+        self._codes.clear()
+
     def _codes_of(self, tier: Tier) -> _Codes:
         if tier not in self._codes:
             self._codes[tier] = _Codes(self, tier)
@@ -152,14 +159,16 @@ class LineFile:
 
 
 class _Codes:
-    """The file's lines under one tier as a string of codes, 4 bytes a line, whose first
-    byte alone has its high bit set (so a run of codes is only found at a line), and
-    where the line starts of each block of the file are, to turn a line back into an
-    offset without counting from the start."""
+    """The file's lines under one tier as a string of codes, 4 bytes a line: 28 bits of
+    the hash of the line's key, in four bytes of which only the first has its high bit
+    set (so a run of codes is only found at a line). Equal keys have equal codes; a
+    place whose codes match is compared line by line, so unequal keys that share a code
+    cost a little time, never a wrong answer. The line starts of each block of the file
+    are kept, to turn a line back into an offset without counting from the start."""
 
     def __init__(self, file: LineFile, tier: Tier) -> None:
         self._file = file
-        self._codes: dict[bytes, int] = {}  # a key's code, as a number
+        self._tier = tier
         self._blocks: list[tuple[int, int]] = []  # (first line, its offset) per block
         parts = []
         data, offset, line = file.data, file.start, 0
@@ -174,35 +183,28 @@ class _Codes:
             if tail:
                 texts.append(tail)  # all its bytes are its text
             self._blocks.append((line, offset))
-            keys = texts if tier is exact else [tier(text) for text in texts]
-            codes = self._codes
-            parts.append(_as_bytes([codes.get(key) or self._add(key) for key in keys]))
+            if tier is trailing:  # the common tiers spelled out: no call per line
+                keys = [text.rstrip(_BLANK) for text in texts]
+            elif tier is not exact:
+                keys = [tier(text) for text in texts]
+            else:
+                keys = texts
+            parts.append(_as_bytes([code & _BITS | _MARK for code in map(hash, keys)]))
             line += len(texts)
             offset = stop
         self._encoded = b"".join(parts)
 
-    def _add(self, key: bytes) -> int:
-        number = len(self._codes)
-        if number == _MAX_KEYS:
-            raise BorisError(Code.FILE_TOO_LARGE, "the file has too many distinct lines")
-        code = (
-            0x80000000
-            | (number >> 21) << 24
-            | (number >> 14 & 0x7F) << 16
-            | (number >> 7 & 0x7F) << 8
-            | number & 0x7F
-        )
-        self._codes[key] = code
-        return code
-
-    def find(self, keys: list[bytes], offset: int, after: bool = False) -> int:
-        codes = [self._codes.get(key, 0) for key in keys]
-        if 0 in codes:
-            return -1  # a line no line of the file is
-        needle = _as_bytes(codes)
-        line = self._file.number(offset) + after
-        found = self._encoded.find(needle, 4 * line)
-        return -1 if found < 0 else self._offset_of(found // 4)
+    def find(self, lines: Sequence[bytes], offset: int, after: bool = False) -> int:
+        needle = _as_bytes([hash(self._tier(line)) & _BITS | _MARK for line in lines])
+        found = 4 * (self._file.number(offset) + after)
+        while True:
+            found = self._encoded.find(needle, found)
+            if found < 0:
+                return -1
+            place = self._offset_of(found // 4)
+            if self._file.matches_at(place, lines, self._tier):
+                return place
+            found += 4  # another line with the same code
 
     def _offset_of(self, line: int) -> int:
         first, offset = self._blocks[bisect_right(self._blocks, (line, sys.maxsize)) - 1]

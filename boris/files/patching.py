@@ -27,6 +27,7 @@ import errno
 import logging
 import os
 import stat
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -66,6 +67,11 @@ def apply_patch(access: FileAccess, patch: str) -> str:
             return _apply(access, changes)
         except Changed as exc:
             changed = str(exc)
+        except BorisError as error:
+            # The frames of the attempt hold every file's content: let them go now, not
+            # whenever the cyclic garbage collector gets to the exception.
+            traceback.clear_frames(error.__traceback__)
+            raise error.with_traceback(None) from None
     raise BorisError(
         Code.IO_ERROR,
         f"{changed} changed while the patch was being applied; view it again. Nothing was changed.",
