@@ -26,6 +26,7 @@ from boris.settings import Settings
 from boris.shell.process import detect_shell
 from boris.text import printable
 from boris.tools import (
+    apply_patch,
     bash,
     create_file,
     glob,
@@ -46,6 +47,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "view": view.view,
     "str_replace": str_replace.str_replace,
     "multi_edit": multi_edit.multi_edit,
+    "apply_patch": apply_patch.apply_patch,
     "create_file": create_file.create_file,
     "grep": grep.grep,
     "glob": glob.glob,
@@ -55,6 +57,7 @@ _COMPAT_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "task_output": task_output.task_output,
     "task_stop": task_stop.task_stop,
     "str_replace_editor": str_replace_editor.str_replace_editor,
+    "apply_patch": apply_patch.apply_patch,
     "grep": grep.grep_compat,
     "glob": glob.glob_compat,
 }
@@ -67,6 +70,7 @@ _VIEW_FIRST = {
     "view": view.VIEW_FIRST,
     "str_replace": str_replace.VIEW_FIRST,
     "multi_edit": str_replace.VIEW_FIRST,
+    "apply_patch": apply_patch.VIEW_FIRST,
     "create_file": create_file.VIEW_FIRST,
     "str_replace_editor": str_replace_editor.VIEW_FIRST,
 }

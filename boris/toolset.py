@@ -16,13 +16,22 @@ DEFAULT_TOOLS = (
     "view",
     "str_replace",
     "multi_edit",
+    "apply_patch",
     "create_file",
     "grep",
     "glob",
 )
 
 #: Tools served with --anthropic-compat: one editor replaces the three file tools.
-COMPAT_TOOLS = ("bash", "task_output", "task_stop", "str_replace_editor", "grep", "glob")
+COMPAT_TOOLS = (
+    "bash",
+    "task_output",
+    "task_stop",
+    "str_replace_editor",
+    "apply_patch",
+    "grep",
+    "glob",
+)
 
 #: The split file tools whose work the compat editor does.
 EDITOR_PARTS = ("view", "str_replace", "create_file")

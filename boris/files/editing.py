@@ -184,7 +184,7 @@ def edit_file(access: FileAccess, place: Place, tool: str, edit: Callable[[bytes
     """
 
     def attempt() -> bytes:
-        data, info = _read_for_edit(access, place, tool)
+        data, info = read_for_edit(access, place, tool)
         edited = edit(data)
         access.check_size(len(edited), "the edited file would be")
         try:
@@ -211,7 +211,9 @@ def redo_once_if_changed(place: Place, attempt: Callable[[], _T]) -> _T:
     raise BorisError(Code.IO_ERROR, f"{place.path} changed while being edited; view it again")
 
 
-def _read_for_edit(access: FileAccess, place: Place, tool: str) -> tuple[bytes, os.stat_result]:
+def read_for_edit(access: FileAccess, place: Place, tool: str) -> tuple[bytes, os.stat_result]:
+    """The content of the file at ``place`` and its stat as read, after the checks of an
+    edit: it exists and is a regular file, it was viewed, it is within the size limit."""
     fd, info = open_existing(place, tool)
     try:
         problem = not_a_file(place, info, tool)

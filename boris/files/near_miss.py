@@ -48,18 +48,19 @@ def line_of(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
 
-def near_miss(data: bytes, old: bytes) -> str | None:
+def near_miss(data: bytes, old: bytes, name: str = "old_str") -> str | None:
     """Where the file nearly contains ``old``, told so the caller can correct itself.
 
     Either the first lines of ``old`` match somewhere and a later line differs, or a
     line of the file resembles the first (non-blank) line of ``old`` up to whitespace or
-    a few characters. Lines are compared without their CR.
+    a few characters. Lines are compared without their CR. ``name`` is what the
+    caller calls ``old`` (``old_str``, ``hunk 2``).
     """
     old_lines = [line.removesuffix(b"\r") for line in old.split(b"\n")]
-    return _partial_match(data, old_lines) or _similar_line(data, old_lines)
+    return _partial_match(data, old_lines, name) or similar_line(data, old_lines, name)
 
 
-def _quote(line: bytes) -> str:
+def quote(line: bytes) -> str:
     """A line with tabs, CRs and trailing spaces visible: as a JSON string.
 
     Only the bytes that can make the first _QUOTED_CHARS characters are decoded.
@@ -72,7 +73,7 @@ def _quote(line: bytes) -> str:
 
 
 def _line_at(data: bytes, start: int) -> bytes:
-    """The line starting at ``start`` without its line ending, cut where _quote cuts."""
+    """The line starting at ``start`` without its line ending, cut where quote cuts."""
     limit = start + _QUOTED_CHARS * 4 + 1
     end = data.find(b"\n", start, limit)
     if end < 0:
@@ -85,7 +86,7 @@ def _line_at(data: bytes, start: int) -> bytes:
 # --- the first lines match, a later one differs
 
 
-def _partial_match(data: bytes, old_lines: list[bytes]) -> str | None:
+def _partial_match(data: bytes, old_lines: list[bytes], name: str) -> str | None:
     """Where the most leading lines of a multi-line ``old`` match, and what differs next."""
     first = old_lines[0]
     if len(old_lines) < 2 or not first.strip(_BLANK):
@@ -106,23 +107,23 @@ def _partial_match(data: bytes, old_lines: list[bytes]) -> str | None:
         last = start + len(old_lines) - 1 - (old_lines[-1] == b"")
         lines = f"Line {start} matches" if last == start else f"Lines {start}-{last} match"
         return (
-            f"{lines} old_str apart from line endings: the file mixes LF and CRLF there; "
+            f"{lines} {name} apart from line endings: the file mixes LF and CRLF there; "
             "copy the line endings exactly."
         )
     if best_matched == 1:
-        matched_text = f"Line {start} matches the first line of old_str"
+        matched_text = f"Line {start} matches the first line of {name}"
     else:
         matched_text = (
             f"Lines {start}-{start + best_matched - 1} match the first {best_matched} "
-            "lines of old_str"
+            f"lines of {name}"
         )
     if best_next >= len(data):
-        return f"{matched_text}, but old_str continues past the end of the file."
+        return f"{matched_text}, but {name} continues past the end of the file."
     differing = start + best_matched
     return (
         f"{matched_text}, but line {differing} differs (both shown as JSON strings):\n"
-        f"  line {differing}: {_quote(_line_at(data, best_next))}\n"
-        f"  old_str: {_quote(old_lines[best_matched])}"
+        f"  line {differing}: {quote(_line_at(data, best_next))}\n"
+        f"  {name}: {quote(old_lines[best_matched])}"
     )
 
 
@@ -200,8 +201,11 @@ def _next_line(data: bytes, end: int) -> int:
 # --- a line resembles the first line of old_str
 
 
-def _similar_line(data: bytes, old_lines: list[bytes]) -> str | None:
-    """The file line most like the first non-blank line of ``old``, if any is close."""
+def similar_line(
+    data: bytes, old_lines: list[bytes], name: str, *, single: bool = False
+) -> str | None:
+    """The file line most like the first non-blank line of ``old``, if any is close;
+    ``single``: ``old`` is one line, named ``name`` itself."""
     position = next((i for i, line in enumerate(old_lines) if line.strip(_BLANK)), None)
     if position is None:
         return None
@@ -215,10 +219,11 @@ def _similar_line(data: bytes, old_lines: list[bytes]) -> str | None:
         return None
     number, line = found
     which = "the first line" if position == 0 else "the first non-blank line"
+    what = name if single else f"{which} of {name}"
     return (
-        f"Line {number} resembles {which} of old_str (both shown as JSON strings):\n"
-        f"  line {number}: {_quote(line)}\n"
-        f"  old_str: {_quote(target)}"
+        f"Line {number} resembles {what} (both shown as JSON strings):\n"
+        f"  line {number}: {quote(line)}\n"
+        f"  {name}: {quote(target)}"
     )
 
 

@@ -186,6 +186,10 @@ class Place:
         except BaseException:
             self._remove_made(made_before)
             raise
+        if directory != self.directory:
+            # The ancestor's descriptor stays open (removing what was made needs it) and
+            # is closed with the others.
+            self._held.append(self.directory)
         self.directory = directory
         self.missing = ()
 
@@ -200,7 +204,8 @@ class Place:
                 os.rmdir(name, dir_fd=parent)
 
     def close(self) -> None:
-        for fd in (*self._held, self.directory):
+        # Each descriptor once: closing a number twice could close another thread's file.
+        for fd in dict.fromkeys((*self._held, self.directory)):
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._held.clear()

@@ -164,3 +164,45 @@ async def test_read_only_file_is_not_replaced(tmp_path: Path, linked: bool) -> N
         )
     assert path.read_text() == "keep\n"
     assert len(os.listdir(tmp_path)) == 1 + linked
+
+
+async def test_apply_patch_checks_every_write_before_the_first(tmp_path: Path) -> None:
+    """A patch that would write into a read-only directory, or over a read-only file, is
+    refused before its first write: the files it would have changed before are untouched."""
+    free = tmp_path / "free"
+    free.mkdir()
+    first = free / "a.txt"
+    first.write_text("a\n")
+    readonly = free / "readonly.txt"
+    readonly.write_text("r\n")
+    readonly.chmod(0o444)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    (locked / "b.txt").write_text("b\n")
+    locked.chmod(0o555)
+    before = {p: (p.read_bytes(), p.stat().st_ino) for p in (first, readonly, locked / "b.txt")}
+    sections = {
+        locked / "b.txt": "*** Update File: locked/b.txt\n-b\n+B",
+        locked / "new.txt": "*** Add File: locked/new.txt\n+n",
+        locked: "*** Delete File: locked/b.txt",
+        readonly: "*** Update File: free/readonly.txt\n-r\n+R",
+    }
+    try:
+        async with stdio_client(workdir=tmp_path, command=obeying_permissions()) as client:
+            for path in before:
+                ok_text(await call(client, "view", path=str(path)))
+            for target, section in sections.items():
+                patch = (
+                    "*** Begin Patch\n*** Update File: free/a.txt\n-a\n+A\n"
+                    f"{section}\n*** End Patch"
+                )
+                result = await call(client, "apply_patch", patch=patch)
+                named = locked / "b.txt" if target == locked else target
+                assert error_text(result) == (
+                    f"[IO_ERROR] could not write {named}: Permission denied; nothing was changed"
+                )
+    finally:
+        locked.chmod(0o755)
+    assert {p: (p.read_bytes(), p.stat().st_ino) for p in before} == before
+    assert sorted(os.listdir(free)) == ["a.txt", "readonly.txt"]
+    assert os.listdir(locked) == ["b.txt"]

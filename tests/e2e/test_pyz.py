@@ -155,6 +155,7 @@ async def test_stdio(pyz: Path, run_dir: tuple[Path, dict[str, str]]) -> None:
             "view",
             "str_replace",
             "multi_edit",
+            "apply_patch",
             "create_file",
             "grep",
             "glob",
@@ -171,7 +172,7 @@ async def test_http(pyz: Path, run_dir: tuple[Path, dict[str, str]]) -> None:
             result = client.initialize_result
             assert result is not None
             assert result.instructions == f"Working directory: {os.path.realpath(workdir)}"
-            assert len(await client.list_tools()) == 9
+            assert len(await client.list_tools()) == 10
         assert "FastMCP" not in server.stderr()  # no banner
 
 

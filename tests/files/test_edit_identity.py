@@ -6,9 +6,10 @@ give the copy); otherwise it writes in place, after a backup copy that is remove
 write is synced. Just before replacing, the file must be as it was read (inode, size,
 mtime); if not, the edit is redone once on the new content, and if the file changed again
 nothing is written and the result is ``[IO_ERROR] /p changed while being edited; view it
-again``. This holds for str_replace, create_file over an existing file, and the compat
-editor's str_replace, insert and create. A server that may not give files away (no
-CAP_CHOWN) is checked in tests/e2e/test_edit_identity.py.
+again``. This holds for str_replace, create_file over an existing file, the compat
+editor's str_replace, insert and create, and apply_patch (whose whole patch is redone).
+A server that may not give files away (no CAP_CHOWN) is checked in
+tests/e2e/test_edit_identity.py.
 """
 
 from __future__ import annotations
@@ -230,3 +231,65 @@ async def test_create_does_not_clobber_a_file_that_appeared(
     )
     assert path.read_text() == "theirs\n"
     assert os.listdir(case) == ["f.txt"]
+
+
+# --- apply_patch ------------------------------------------------------------------------
+# The patch writes other/a.txt (a directory not watched) before f.txt, whose temporary
+# copy is where the other writer strikes.
+
+
+def _patch(case: Path) -> str:
+    (case / "other").mkdir()
+    (case / "other/a.txt").write_text("a\n")
+    return (
+        f"*** Begin Patch\n*** Update File: {case}/other/a.txt\n-a\n+A\n"
+        f"*** Update File: {case}/f.txt\n one\n-two\n+2\n*** End Patch"
+    )
+
+
+async def test_a_patch_is_redone_on_what_another_writer_wrote(
+    client: Client[Any], case: Path
+) -> None:
+    """A file changed between the patch's read and its write: what was written is undone,
+    and the whole patch is applied again to the new content."""
+    path = _file(case, False, "one\ntwo\n")
+    patch = _patch(case)
+    for name in ("other/a.txt", "f.txt"):
+        ok_text(await call(client, "view", path=str(case / name)))
+    with appending(path, b"three\n"):
+        result = await call(client, "apply_patch", patch=patch)
+    assert ok_text(result) == f"M {case}/other/a.txt\nM {path}"
+    assert path.read_text() == "one\n2\nthree\n"
+    assert (case / "other/a.txt").read_text() == "A\n"
+    assert sorted(os.listdir(case)) == ["f.txt", "other"]
+
+
+async def test_a_patch_whose_file_keeps_changing_is_not_written(
+    client: Client[Any], case: Path
+) -> None:
+    path = _file(case, False, "one\ntwo\n")
+    patch = _patch(case)
+    for name in ("other/a.txt", "f.txt"):
+        ok_text(await call(client, "view", path=str(case / name)))
+    with appending(path, b"three\n", b"four\n"):
+        result = await call(client, "apply_patch", patch=patch)
+    assert error_text(result) == (
+        f"[IO_ERROR] {path} changed while the patch was being applied; view it again. "
+        "Nothing was changed."
+    )
+    assert path.read_text() == "one\ntwo\nthree\nfour\n"
+    assert (case / "other/a.txt").read_text() == "a\n"
+    assert sorted(os.listdir(case)) == ["f.txt", "other"]
+    assert os.listdir(case / "other") == ["a.txt"]
+
+
+async def test_a_patch_keeps_owner_and_group(client: Client[Any], case: Path) -> None:
+    _require_root()
+    path = case / "f.txt"
+    path.write_text("one\n")
+    os.chown(path, NOBODY, NOBODY)
+    ok_text(await call(client, "view", path=str(path)))
+    patch = f"*** Begin Patch\n*** Update File: {path}\n-one\n+1\n*** End Patch"
+    ok_text(await call(client, "apply_patch", patch=patch))
+    assert (path.stat().st_uid, path.stat().st_gid) == (NOBODY, NOBODY)
+    assert path.read_text() == "1\n"

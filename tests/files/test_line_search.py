@@ -1,0 +1,68 @@
+"""Where runs of lines are found in a file (boris/files/line_search.py), against a plain
+search of a list of lines: the bytes search of files with one line ending and the codes
+of the others agree with it, for every way of comparing lines."""
+
+from __future__ import annotations
+
+from hypothesis import event, given
+from hypothesis import strategies as st
+
+from boris.files.line_search import LineFile, Tier, around, exact, trailing
+from tests.files.test_patch_properties import LINES, files, lines_of
+
+TIERS = {"exact": exact, "trailing": trailing, "around": around}
+# Lines a search may ask for beyond the file's own: whitespace variants, a stranger.
+ASKED = [*LINES, b"tail  ", b"  tail", b"alpha\t", b" beta ", b"nowhere"]
+
+
+def starts(data: bytes) -> list[int]:
+    """The offset of each line of the model's reading of ``data``."""
+    bom, lines, _ = lines_of(data)
+    offsets, offset = [], len(bom)
+    for text, ending in lines:
+        offsets.append(offset)
+        offset += len(text) + len(ending)
+    return offsets
+
+
+def plain_find(texts: list[bytes], wanted: list[bytes], first: int, tier: Tier) -> int:
+    for index in range(first, len(texts) - len(wanted) + 1):
+        if all(tier(texts[index + k]) == tier(line) for k, line in enumerate(wanted)):
+            return index
+    return -1
+
+
+@st.composite
+def searches(draw: st.DrawFn) -> tuple[bytes, list[bytes], int, str]:
+    data = draw(files())
+    _, lines, _ = lines_of(data)
+    texts = [text for text, _ in lines]
+    wanted: list[bytes]
+    from_the_file = draw(st.booleans())
+    if texts and from_the_file:
+        begin = draw(st.integers(0, len(texts) - 1))
+        wanted = texts[begin : begin + draw(st.integers(1, 3))]
+    else:
+        wanted = draw(st.lists(st.sampled_from(ASKED), min_size=1, max_size=3))
+    first = draw(st.integers(0, len(texts)))
+    return data, wanted, first, draw(st.sampled_from(sorted(TIERS)))
+
+
+@given(searches())
+def test_found_where_a_plain_search_finds(search: tuple[bytes, list[bytes], int, str]) -> None:
+    data, wanted, first, name = search
+    tier = TIERS[name]
+    _, lines, _ = lines_of(data)
+    texts = [text for text, _ in lines]
+    offsets = [*starts(data), len(data)]
+    file = LineFile(data)
+    event("one line ending" if file.ending is not None else "mixed line endings")
+    expected = plain_find(texts, wanted, first, tier)
+    found = file.find(wanted, offsets[first], tier)
+    assert found == (offsets[expected] if expected >= 0 else -1)
+    if expected >= 0:
+        event("found")
+        following = plain_find(texts, wanted, expected + 1, tier)
+        after = file.find_after(wanted, found, tier)
+        assert after == (offsets[following] if following >= 0 else -1)
+    assert file.count == len(texts)

@@ -1,0 +1,763 @@
+"""apply_patch through a real client (README "apply_patch"): the envelope read as Codex reads
+it, every file checked before any is written, the bytes of every file kept as str_replace
+keeps them, and nothing changed on any error."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+
+from tests.inprocess import app_client
+from tests.support import error_text, ok_text
+
+pytestmark = pytest.mark.anyio
+
+State = dict[str, tuple[bytes | None, int, int, int]]
+
+
+def state(directory: Path) -> State:
+    """Every entry under ``directory``: content (None for a directory), inode, mtime, mode."""
+    found: State = {}
+    for path in sorted(directory.rglob("*")):
+        info = path.lstat()
+        content = None if path.is_dir() else path.read_bytes()
+        found[str(path.relative_to(directory))] = (
+            content,
+            info.st_ino,
+            info.st_mtime_ns,
+            info.st_mode,
+        )
+    return found
+
+
+def patch(*lines: str) -> str:
+    return "\n".join(["*** Begin Patch", *lines, "*** End Patch"]) + "\n"
+
+
+async def apply(client: Client[Any], text: str) -> Any:
+    return await client.call_tool("apply_patch", {"patch": text}, raise_on_error=False)
+
+
+async def viewed(client: Client[Any], path: Path, content: bytes | str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content.encode() if isinstance(content, str) else content)
+    result = await client.call_tool("view", {"path": str(path)}, raise_on_error=False)
+    assert not result.is_error
+    return path
+
+
+async def refused(client: Client[Any], case: Path, text: str) -> str:
+    """The error text of a patch that must change nothing under ``case``."""
+    before = state(case)
+    message = error_text(await apply(client, text))
+    assert state(case) == before
+    return message
+
+
+# --- the four operations ----------------------------------------------------------------------
+
+
+async def test_add_update_move_and_delete_in_one_patch(client: Client[Any], case: Path) -> None:
+    app = await viewed(client, case / "app.py", "def greet():\n    print('Hi')\n    return 1\n")
+    old = await viewed(client, case / "old.py", "import os\n\nos.getcwd()\n")
+    await viewed(client, case / "obsolete.txt", "bye\n")
+    old.chmod(0o750)
+    result = await apply(
+        client,
+        patch(
+            f"*** Add File: {case}/pkg/new.py",
+            "+print('new')",
+            "+",
+            f"*** Update File: {app}",
+            "@@ def greet():",
+            "-    print('Hi')",
+            "+    print('Hello')",
+            f"*** Update File: {old}",
+            f"*** Move to: {case}/lib/renamed.py",
+            "@@",
+            "-import os",
+            "+import sys",
+            f"*** Delete File: {case}/obsolete.txt",
+        ),
+    )
+    assert ok_text(result) == (
+        f"A {case}/pkg/new.py\nM {app}\nM {old} -> {case}/lib/renamed.py\nD {case}/obsolete.txt"
+    )
+    assert (case / "pkg/new.py").read_bytes() == b"print('new')\n\n"
+    assert app.read_text() == "def greet():\n    print('Hello')\n    return 1\n"
+    renamed = case / "lib/renamed.py"
+    assert renamed.read_text() == "import sys\n\nos.getcwd()\n"
+    assert stat.S_IMODE(renamed.stat().st_mode) == 0o750  # the moved file keeps its mode
+    assert stat.S_IMODE((case / "pkg/new.py").stat().st_mode) == 0o644
+    assert sorted(os.listdir(case)) == ["app.py", "lib", "pkg"]  # nothing set aside is left
+
+
+async def test_relative_paths_start_at_the_working_directory(
+    client: Client[Any], case: Path, root: Path
+) -> None:
+    """Paths are relative to the session's cwd (here the module's root) or absolute; the
+    result names every file by its absolute path, as the other file tools do."""
+    await viewed(client, case / "a.txt", "a\n")
+    result = await apply(
+        client,
+        patch(
+            f"*** Update File: {case.name}/a.txt",
+            "-a",
+            "+b",
+            f"*** Add File: {case.name}/../{case.name}/c.txt",
+            "+c",
+        ),
+    )
+    assert ok_text(result) == f"M {case}/a.txt\nA {case}/c.txt"
+    assert (root / case.name / "a.txt").read_text() == "b\n"
+
+
+async def test_files_the_patch_wrote_count_as_viewed(client: Client[Any], case: Path) -> None:
+    await viewed(client, case / "m.txt", "m\n")
+    ok_text(
+        await apply(
+            client,
+            patch(
+                f"*** Add File: {case}/a.txt",
+                "+a",
+                f"*** Update File: {case}/m.txt",
+                f"*** Move to: {case}/n.txt",
+                "-m",
+                "+n",
+            ),
+        )
+    )
+    for name, old in (("a.txt", "a"), ("n.txt", "n")):
+        result = await client.call_tool(
+            "str_replace",
+            {"path": str(case / name), "old_str": old, "new_str": "x"},
+            raise_on_error=False,
+        )
+        ok_text(result)
+
+
+async def test_a_move_alone_needs_no_hunk(client: Client[Any], case: Path) -> None:
+    src = await viewed(client, case / "a.txt", b"keep\r\nthese bytes\xff")
+    result = await apply(client, patch(f"*** Update File: {src}", f"*** Move to: {case}/b.txt"))
+    assert ok_text(result) == f"M {src} -> {case}/b.txt"
+    assert (case / "b.txt").read_bytes() == b"keep\r\nthese bytes\xff"
+    assert not src.exists()
+
+
+# --- the third file fails: nothing is written -----------------------------------------------
+
+
+async def test_a_patch_whose_third_file_fails_writes_nothing(
+    client: Client[Any], case: Path
+) -> None:
+    one = await viewed(client, case / "one.txt", "alpha\nbeta\n")
+    two = await viewed(client, case / "two.txt", "gamma\n")
+    three = await viewed(client, case / "three.txt", "first\nsecond\nthird\n")
+    await viewed(client, case / "four.txt", "delete me\n")
+    message = await refused(
+        client,
+        case,
+        patch(
+            f"*** Update File: {one}",
+            "-alpha",
+            "+ALPHA",
+            f"*** Update File: {two}",
+            f"*** Move to: {case}/moved.txt",
+            "-gamma",
+            "+GAMMA",
+            f"*** Update File: {three}",
+            "@@",
+            " first",
+            "-secnod",
+            "+SECOND",
+            f"*** Delete File: {case}/four.txt",
+            f"*** Add File: {case}/five.txt",
+            "+five",
+        ),
+    )
+    assert message == (
+        f"[STR_REPLACE_NOT_FOUND] {three}: hunk 1 of 1: its context and removed lines were "
+        "not found in the file. They must match lines of the file exactly, apart from "
+        "trailing whitespace.\n"
+        "Line 1 matches the first line of hunk 1, but line 2 differs (both shown as JSON "
+        'strings):\n  line 2: "second"\n  hunk 1: "secnod"'
+    )
+
+
+# --- malformed patches: PATCH_INVALID naming the line ------------------------------------------
+
+
+MALFORMED = [
+    ("", 'line 1: the patch is empty; it starts with "*** Begin Patch"'),
+    (
+        "*** Update File: a.txt\n-a\n+b\n*** End Patch",
+        'line 1: the patch must start with "*** Begin Patch", not "*** Update File: a.txt"',
+    ),
+    (
+        "*** Begin Patch\n*** Delete File: a.txt\n",
+        'line 2: the patch must end with "*** End Patch", not "*** Delete File: a.txt"',
+    ),
+    (
+        "*** Begin Patch\n*** End Patch",
+        'line 2: the patch changes no file: give at least one "*** Add File: <path>", '
+        '"*** Update File: <path>" or "*** Delete File: <path>" section',
+    ),
+    (
+        "*** Begin Patch\n*** Add File: n.txt\n+one\ntwo\n*** End Patch",
+        "line 4: every line of an added file starts with '+' (an empty line is a lone "
+        "'+'); got \"two\"",
+    ),
+    (
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n!c\n*** End Patch",
+        "line 6: each line of a hunk starts with ' ' (context), '-' (removed) or '+' "
+        '(added); got "!c"',
+    ),
+    (
+        "*** Begin Patch\n*** Update File: a.txt\n@@ -1,2 +1,2 @@\n-a\n+b\n*** End Patch",
+        'line 3: "@@ -1,2 +1,2 @@" is a unified diff\'s hunk header: this format has no '
+        "line numbers; start the hunk with '@@' alone, or '@@ ' and a line of the file it "
+        "comes after (such as the first line of its function)",
+    ),
+    (
+        "*** Begin Patch\n*** Update File: a.txt\n*** Delete File: b.txt\n*** End Patch",
+        "line 2: \"*** Update File: a.txt\" has no hunks: give its changes as '@@' hunks "
+        "of ' ' context, '-' removed and '+' added lines",
+    ),
+    (
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n*** End Patch",
+        "line 3: this hunk has no lines",
+    ),
+    (
+        "*** Begin Patch\n*** Update File: a.txt\n-a\n+b\n@@ x\n*** End Patch",
+        "line 5: this hunk has no lines",
+    ),
+    (
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n*** End of File\n*** End Patch",
+        'line 4: "*** End of File" must follow the lines of a hunk',
+    ),
+    (
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n*** End of File\n"
+        "*** End of File\n*** End Patch",
+        'line 6: "*** End of File" must follow the lines of a hunk',
+    ),
+    (
+        "*** Begin Patch\n*** Delete File: a.txt\n*** Move to: b.txt\n*** End Patch",
+        'line 3: "*** Move to:" must come right after its Update File line',
+    ),
+    (
+        "*** Begin Patch\n*** Delete File: a.txt\n-a\n*** End Patch",
+        'line 3: a hunk belongs to an "*** Update File: <path>" section',
+    ),
+    (
+        "*** Begin Patch\n*** Add File:\n+a\n*** End Patch",
+        'line 2: "*** Add File:" needs a path after it',
+    ),
+    (
+        "*** Begin Patch\n*** Update File: a.txt\n*** Move to:\n*** End Patch",
+        'line 3: "*** Move to:" needs a path after it',
+    ),
+    (
+        "*** Begin Patch\n*** Add File:a.txt\n+a\n*** End Patch",
+        'line 2: expected "*** Add File: <path>", "*** Update File: <path>", "*** Delete '
+        'File: <path>" or "*** End Patch"; got "*** Add File:a.txt"',
+    ),
+    (
+        "*** Begin Patch\n*** Add File:   \n+a\n*** End Patch",
+        'line 2: "*** Add File:" needs a path after it',
+    ),
+    (
+        "*** Begin Patch\n*** Modify File: a.txt\n*** End Patch",
+        'line 2: expected "*** Add File: <path>", "*** Update File: <path>", "*** Delete '
+        'File: <path>" or "*** End Patch"; got "*** Modify File: a.txt"',
+    ),
+    (
+        "*** Begin Patch\n*** Update File: a.txt\n@@hdr\n-a\n*** End Patch",
+        "line 3: a hunk starts with '@@' alone or '@@ ' and a line of the file; got \"@@hdr\"",
+    ),
+    (
+        "*** Begin Patch\n*** Update File: a.txt\n-a\n+b\n\n*** Begin Patch\n*** End Patch",
+        'line 6: a second "*** Begin Patch": send one patch per call',
+    ),
+    (
+        "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\n*** Delete File: b.txt\n"
+        "*** End Patch",
+        'line 3: "*** End Patch" must be the patch\'s last line',
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"), MALFORMED, ids=[f"malformed{n}" for n in range(len(MALFORMED))]
+)
+async def test_malformed_patches(client: Client[Any], case: Path, text: str, message: str) -> None:
+    await viewed(client, case / "a.txt", "a\n")
+    assert await refused(client, case, text) == f"[PATCH_INVALID] {message}"
+
+
+async def test_at_most_100_files(client: Client[Any], case: Path) -> None:
+    sections = [f"*** Add File: {case}/f{n}.txt\n+x" for n in range(101)]
+    message = await refused(
+        client, case, "*** Begin Patch\n" + "\n".join(sections) + "\n*** End Patch"
+    )
+    assert message == (
+        "[PATCH_INVALID] line 202: a patch changes at most 100 files; split it into several"
+    )
+
+
+LENIENT = [
+    # Padded markers and section headers, blank lines around the patch, CRLF lines.
+    "\n\n  *** Begin Patch \n  *** Update File: {path}\n@@\n-a\n+b\n *** End Patch  \n\n",
+    "*** Begin Patch\r\n*** Update File: {path}\r\n@@\r\n-a\r\n+b\r\n*** End Patch\r\n",
+    # A heredoc's lines around the patch.
+    "<<'EOF'\n*** Begin Patch\n*** Update File: {path}\n@@\n-a\n+b\n*** End Patch\nEOF\n",
+    '<<"EOF"\n*** Begin Patch\n*** Update File: {path}\n-a\n+b\n*** End Patch\nEOF',
+    "<<EOF\n*** Begin Patch\n*** Update File: {path}\n-a\n+b\n*** End Patch\nEOF",
+    # A first hunk without its @@ line; blank lines between hunks and before the end.
+    "*** Begin Patch\n*** Update File: {path}\n-a\n+b\n\n*** End Patch",
+    "*** Begin Patch\n*** Update File: {path}\n\n@@\n-a\n+b\n\n\n*** End Patch",
+]
+
+
+@pytest.mark.parametrize("text", LENIENT, ids=[f"lenient{n}" for n in range(len(LENIENT))])
+async def test_what_codex_is_lenient_about(client: Client[Any], case: Path, text: str) -> None:
+    path = await viewed(client, case / "a.txt", "a\n")
+    assert ok_text(await apply(client, text.format(path=path))) == f"M {path}"
+    assert path.read_text() == "b\n"
+
+
+async def test_an_empty_line_in_a_hunk_is_an_empty_context_line(
+    client: Client[Any], case: Path
+) -> None:
+    path = await viewed(client, case / "a.py", "import os\n\nx = 1\n")
+    ok_text(
+        await apply(
+            client, patch(f"*** Update File: {path}", "@@", " import os", "", "-x = 1", "+x = 2")
+        )
+    )
+    assert path.read_text() == "import os\n\nx = 2\n"
+
+
+# --- where hunks apply ------------------------------------------------------------------------
+
+TWO_FUNCTIONS = "def a():\n    x = 1\n    return x\n\ndef b():\n    x = 1\n    return x\n"
+
+
+async def test_context_found_twice_is_refused(client: Client[Any], case: Path) -> None:
+    """Without an @@ line, a hunk whose lines occur twice is refused: taking the first, as
+    Codex does, would silently edit the wrong place when the model meant the other."""
+    path = await viewed(client, case / "f.py", TWO_FUNCTIONS)
+    message = await refused(
+        client, case, patch(f"*** Update File: {path}", "@@", "-    x = 1", "+    x = 2")
+    )
+    assert message == (
+        f"[STR_REPLACE_AMBIGUOUS] {path}: hunk 1 of 1: its context and removed lines occur "
+        "2 times in the file (at lines 2, 6); add context lines to make them unique, or start "
+        "the hunk with an '@@ ' line naming a line before it, such as the first line of its "
+        "function or class (the first place after that line is taken)"
+    )
+
+
+@pytest.mark.parametrize(
+    "anchor", ["def b():", "def b():  ", "    def b():"], ids=["exact", "trailing", "indented"]
+)
+async def test_an_anchor_picks_the_first_place_after_it(
+    client: Client[Any], case: Path, anchor: str
+) -> None:
+    """An @@ line is found as a line of the file (its indentation and trailing whitespace
+    aside: it changes nothing), and the first place after it is taken."""
+    path = await viewed(client, case / "f.py", TWO_FUNCTIONS)
+    text = patch(f"*** Update File: {path}", f"@@ {anchor}", "-    x = 1", "+    x = 2")
+    ok_text(await apply(client, text))
+    assert path.read_text() == (
+        "def a():\n    x = 1\n    return x\n\ndef b():\n    x = 2\n    return x\n"
+    )
+
+
+async def test_several_anchors_narrow_in_turn(client: Client[Any], case: Path) -> None:
+    content = (
+        "class A:\n    def run(self):\n        return 1\n"
+        "class B:\n    def run(self):\n        return 1\n"
+    )
+    path = await viewed(client, case / "f.py", content)
+    text = patch(
+        f"*** Update File: {path}",
+        "@@ class B:",
+        "@@     def run(self):",
+        "-        return 1",
+        "+        return 2",
+    )
+    ok_text(await apply(client, text))
+    assert path.read_text() == content[: -len("1\n")] + "2\n"
+
+
+async def test_an_anchor_not_found(client: Client[Any], case: Path) -> None:
+    path = await viewed(client, case / "f.py", TWO_FUNCTIONS)
+    message = await refused(
+        client, case, patch(f"*** Update File: {path}", "@@ def c():", "-    x = 1", "+    x = 2")
+    )
+    assert message == (
+        f'[STR_REPLACE_NOT_FOUND] {path}: hunk 1 of 1: its @@ line "def c():" was not found in '
+        "the file. An @@ line gives a line of the file (such as the first line of a function) "
+        "after which the hunk is looked for.\n"
+        "Line 1 resembles the @@ line (both shown as JSON strings):\n"
+        '  line 1: "def a():"\n'
+        '  the @@ line: "def c():"'
+    )
+
+
+async def test_hunks_go_in_file_order(client: Client[Any], case: Path) -> None:
+    path = await viewed(client, case / "f.txt", "one\ntwo\nthree\nfour\n")
+    message = await refused(
+        client,
+        case,
+        patch(f"*** Update File: {path}", "@@", " three", "-four", "+4", "@@", "-one", "+1"),
+    )
+    assert message == (
+        f"[STR_REPLACE_NOT_FOUND] {path}: hunk 2 of 2: its context and removed lines were not "
+        "found after line 4 (the end of hunk 1). They must match lines of the file exactly, "
+        "apart from trailing whitespace.\n"
+        "They are at line 1, before that: hunks go in the order of the file, each after the "
+        "one before it and after its @@ lines."
+    )
+
+
+async def test_a_hunk_that_occurs_twice_after_the_one_before(
+    client: Client[Any], case: Path
+) -> None:
+    """ "Once" counts from where the previous hunk ended: a line before it does not count."""
+    path = await viewed(client, case / "f.txt", "x\nmark\nx\n")
+    ok_text(await apply(client, patch(f"*** Update File: {path}", " mark", "@@", "-x", "+y")))
+    assert path.read_text() == "x\nmark\ny\n"
+
+
+async def test_trailing_whitespace_is_tolerated_and_kept(client: Client[Any], case: Path) -> None:
+    """Lines that differ only in trailing whitespace match when nothing matches exactly;
+    the file's context lines keep their own bytes."""
+    path = await viewed(client, case / "f.txt", "keep  \nold\t\nafter \n")
+    text = patch(f"*** Update File: {path}", " keep", "-old", "+new", " after")
+    ok_text(await apply(client, text))
+    assert path.read_bytes() == b"keep  \nnew\nafter \n"
+
+
+async def test_leading_whitespace_is_not_tolerated(client: Client[Any], case: Path) -> None:
+    path = await viewed(client, case / "f.py", "if x:\n    y = 1\n")
+    message = await refused(client, case, patch(f"*** Update File: {path}", "-  y = 1", "+  y = 2"))
+    assert message == (
+        f"[STR_REPLACE_NOT_FOUND] {path}: hunk 1 of 1: its context and removed lines were not "
+        "found in the file. They must match lines of the file exactly, apart from trailing "
+        "whitespace.\n"
+        "Line 2 resembles the first line of hunk 1 (both shown as JSON strings):\n"
+        '  line 2: "    y = 1"\n'
+        '  hunk 1: "  y = 1"'
+    )
+
+
+async def test_exact_matches_win_over_tolerant_ones(client: Client[Any], case: Path) -> None:
+    path = await viewed(client, case / "f.txt", "a \nb\na\nb\n")
+    ok_text(await apply(client, patch(f"*** Update File: {path}", " a", "-b", "+B")))
+    assert path.read_text() == "a \nb\na\nB\n"
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (b"one\ntwo\nlast\n", b"one\ntwo\nLAST\nmore\n"),
+        (b"one\ntwo\nlast", b"one\ntwo\nLAST\nmore"),  # still no final newline
+        (b"one\r\ntwo\r\nlast", b"one\r\ntwo\r\nLAST\r\nmore"),
+    ],
+)
+async def test_end_of_file_anchors_a_hunk_at_the_end(
+    client: Client[Any], case: Path, before: bytes, after: bytes
+) -> None:
+    path = await viewed(client, case / "f.txt", before)
+    text = patch(
+        f"*** Update File: {path}", "@@", " two", "-last", "+LAST", "+more", "*** End of File"
+    )
+    ok_text(await apply(client, text))
+    assert path.read_bytes() == after
+
+
+async def test_end_of_file_refuses_lines_elsewhere(client: Client[Any], case: Path) -> None:
+    path = await viewed(client, case / "f.txt", "a\nb\nc\n")
+    message = await refused(
+        client, case, patch(f"*** Update File: {path}", "-a", "+A", "*** End of File")
+    )
+    assert message == (
+        f"[STR_REPLACE_NOT_FOUND] {path}: hunk 1 of 1: its context and removed lines are not "
+        "the last lines of the file ('*** End of File' says they are).\n"
+        "They are at line 1, which is not the end of the file: leave out '*** End of File', "
+        "or give the file's last lines."
+    )
+
+
+@pytest.mark.parametrize(
+    ("lines", "after"),
+    [
+        # Without an @@ line, added lines alone go at the end of the file (as in Codex).
+        (["@@", "+end"], "a\nb\nend\n"),
+        # With one, right after that line.
+        (["@@ a", "+after a"], "a\nafter a\nb\n"),
+        (["@@ a", "+x", "*** End of File"], "a\nb\nx\n"),
+    ],
+)
+async def test_added_lines_alone(
+    client: Client[Any], case: Path, lines: list[str], after: str
+) -> None:
+    path = await viewed(client, case / "f.txt", "a\nb\n")
+    ok_text(await apply(client, patch(f"*** Update File: {path}", *lines)))
+    assert path.read_text() == after
+
+
+async def test_a_hunk_may_empty_a_file(client: Client[Any], case: Path) -> None:
+    path = await viewed(client, case / "f.txt", b"\xef\xbb\xbfonly\n")
+    ok_text(await apply(client, patch(f"*** Update File: {path}", "-only")))
+    assert path.read_bytes() == b"\xef\xbb\xbf"
+
+
+# --- bytes kept as str_replace keeps them -------------------------------------------------------
+
+BYTE_CASES = [
+    # A CRLF file patched with LF lines stays CRLF, added lines included.
+    (b"a\r\nb\r\nc\r\n", [" a", "-b", "+B", "+B2"], b"a\r\nB\r\nB2\r\nc\r\n"),
+    # A missing final newline stays missing.
+    (b"a\nb", ["-b", "+B"], b"a\nB"),
+    (b"a\r\nb", [" a", "-b", "+B", "+C"], b"a\r\nB\r\nC"),
+    # A BOM stays first.
+    (b"\xef\xbb\xbffirst\nsecond\n", ["-first", "+FIRST"], b"\xef\xbb\xbfFIRST\nsecond\n"),
+    # Bytes that are not UTF-8 survive an ASCII edit.
+    (b"caf\xe9\nold\n\xff\xfe\n", ["-old", "+new"], b"caf\xe9\nnew\n\xff\xfe\n"),
+    # A file with mixed endings: kept lines keep theirs, added lines take LF.
+    (b"a\r\nb\nc\r\n", ["-b", "+B", "+B2"], b"a\r\nB\nB2\nc\r\n"),
+    # Multi-byte characters, a lone CR inside a line, an empty file.
+    ("é\nx\r y\n€\n".encode(), ["-x\r y", "+€€"], "é\n€€\n€\n".encode()),
+    (b"", ["+first"], b"first\n"),
+]
+
+
+@pytest.mark.parametrize(
+    ("before", "lines", "after"), BYTE_CASES, ids=[f"bytes{n}" for n in range(len(BYTE_CASES))]
+)
+async def test_bytes_are_kept(
+    client: Client[Any], case: Path, before: bytes, lines: list[str], after: bytes
+) -> None:
+    path = await viewed(client, case / "f.txt", before)
+    ok_text(await apply(client, patch(f"*** Update File: {path}", *lines)))
+    assert path.read_bytes() == after
+
+
+async def test_non_ascii_text_for_a_file_that_is_not_utf8(client: Client[Any], case: Path) -> None:
+    path = await viewed(client, case / "f.txt", b"caf\xe9\nold\n")
+    message = await refused(client, case, patch(f"*** Update File: {path}", "-old", "+néw"))
+    assert message == (
+        f"[INVALID_INPUT] {path}: hunk 1 of 1: its added lines have non-ASCII characters, but "
+        "the file is not valid UTF-8 (it is in another encoding): written as UTF-8 they would "
+        "mix two encodings in one file. Use ASCII text only, or convert the file to UTF-8 "
+        "first; nothing was changed."
+    )
+    message = await refused(client, case, patch(f"*** Update File: {path}", "-café", "+cafe"))
+    assert "The file is not valid UTF-8 (it is in another encoding), and these lines" in message
+
+
+async def test_mode_hard_links_and_identity_are_kept(client: Client[Any], case: Path) -> None:
+    script = await viewed(client, case / "run.sh", "#!/bin/sh\necho hi\n")
+    script.chmod(0o755)
+    linked = await viewed(client, case / "linked.txt", "shared\n")
+    os.link(linked, case / "other-name.txt")
+    before = linked.stat()
+    text = patch(
+        f"*** Update File: {script}",
+        "-echo hi",
+        "+echo hello",
+        f"*** Update File: {linked}",
+        "-shared",
+        "+changed",
+    )
+    ok_text(await apply(client, text))
+    assert stat.S_IMODE(script.stat().st_mode) == 0o755
+    # A file with two names is written in place: both names see the change.
+    assert (case / "other-name.txt").read_text() == linked.read_text() == "changed\n"
+    assert linked.stat().st_ino == before.st_ino
+    assert sorted(os.listdir(case)) == ["linked.txt", "other-name.txt", "run.sh"]
+
+
+async def test_an_update_that_changes_nothing_writes_nothing(
+    client: Client[Any], case: Path
+) -> None:
+    path = await viewed(client, case / "f.txt", "a\nb\n")
+    before = state(case)
+    assert ok_text(await apply(client, patch(f"*** Update File: {path}", " a", "-b", "+b"))) == (
+        f"M {path}"
+    )
+    assert state(case) == before
+
+
+# --- refusals: nothing changes -----------------------------------------------------------------
+
+
+async def test_files_that_exist_or_do_not(client: Client[Any], case: Path) -> None:
+    existing = await viewed(client, case / "exists.txt", "x\n")
+    other = await viewed(client, case / "other.txt", "y\n")
+    missing = case / "missing.txt"
+    assert await refused(client, case, patch(f"*** Add File: {existing}", "+x")) == (
+        f"[INVALID_INPUT] {existing} already exists (a file): Add File makes new files only. "
+        "Change an existing file with Update File (after viewing it), or replace it whole "
+        "with create_file."
+    )
+    assert await refused(client, case, patch(f"*** Add File: {case}", "+x")) == (
+        f"[INVALID_INPUT] {case} already exists (a directory): Add File makes new files only. "
+        "Change an existing file with Update File (after viewing it), or replace it whole "
+        "with create_file."
+    )
+    assert await refused(client, case, patch(f"*** Add File: {existing}/x.txt", "+x")) == (
+        f"[INVALID_INPUT] {existing} exists and is not a directory; {existing}/x.txt cannot be made"
+    )
+    assert await refused(client, case, patch(f"*** Add File: {case}/dir/", "+x")) == (
+        f"[INVALID_INPUT] {case}/dir/ names a directory; Add File needs a file name"
+    )
+    for section in (f"*** Delete File: {missing}", f"*** Update File: {missing}\n-x\n+y"):
+        assert await refused(client, case, patch(section)) == (
+            f"[PATH_NOT_FOUND] {missing} does not exist"
+        )
+    move = patch(f"*** Update File: {existing}", f"*** Move to: {other}", "-x", "+z")
+    assert await refused(client, case, move) == (
+        f"[INVALID_INPUT] {other} already exists (a file): Move to makes new files only. "
+        "Change an existing file with Update File (after viewing it), or replace it whole "
+        "with create_file."
+    )
+    assert await refused(client, case, patch(f"*** Delete File: {case}")) == (
+        f"[INVALID_INPUT] {case} is a directory; apply_patch works on files only"
+    )
+
+
+async def test_a_file_named_twice(client: Client[Any], case: Path) -> None:
+    path = await viewed(client, case / "f.txt", "a\n")
+    twice = patch(
+        f"*** Update File: {path}",
+        "-a",
+        "+b",
+        f"*** Delete File: {case.name}/../{case.name}/f.txt",
+    )
+    assert await refused(client, case, twice) == (
+        f"[PATCH_INVALID] line 5: {path} is already changed by the section at line 2; give "
+        "each file one section, with all its hunks"
+    )
+    replaced = patch(f"*** Delete File: {path}", f"*** Add File: {path}", "+new")
+    assert await refused(client, case, replaced) == (
+        f"[PATCH_INVALID] line 3: {path} is already changed by the section at line 2; give "
+        "each file one section, with all its hunks"
+    )
+    onto_itself = patch(f"*** Update File: {path}", f"*** Move to: {path}", "-a", "+b")
+    assert await refused(client, case, onto_itself) == (
+        f"[PATCH_INVALID] line 3: {path} is moved onto itself; leave out the Move to line"
+    )
+
+
+async def test_view_before_edit(client: Client[Any], case: Path) -> None:
+    """Updated, moved and deleted files must have been viewed; an added file needs nothing,
+    and a file the session wrote counts as viewed."""
+    (case / "u.txt").write_text("u\n")
+    (case / "d.txt").write_text("d\n")
+    assert await refused(client, case, patch(f"*** Update File: {case}/u.txt", "-u", "+U")) == (
+        f"[FILE_NOT_VIEWED] file {case}/u.txt must be viewed before editing. Use the view "
+        "tool first."
+    )
+    move = patch(f"*** Update File: {case}/u.txt", f"*** Move to: {case}/v.txt")
+    assert await refused(client, case, move) == (
+        f"[FILE_NOT_VIEWED] file {case}/u.txt must be viewed before editing. Use the view "
+        "tool first."
+    )
+    assert await refused(client, case, patch(f"*** Delete File: {case}/d.txt")) == (
+        f"[FILE_NOT_VIEWED] file {case}/d.txt must be viewed before deleting. Use the view "
+        "tool first."
+    )
+    ok_text(await apply(client, patch(f"*** Add File: {case}/n.txt", "+n")))
+    ok_text(await apply(client, patch(f"*** Update File: {case}/n.txt", "-n", "+N")))
+    assert (case / "n.txt").read_text() == "N\n"
+
+
+# --- with other flags ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+async def scoped(tmp_path: Path) -> AsyncIterator[tuple[Client[Any], Path]]:
+    work = tmp_path / "work"
+    work.mkdir()
+    flags = ["--allow-dir", str(work), "--deny-dir", "**/secret*", "--max-file-size", "100B"]
+    async with app_client(*flags, workdir=work) as client:
+        yield client, work
+
+
+async def test_scope_is_checked_for_every_file_first(scoped: tuple[Client[Any], Path]) -> None:
+    client, work = scoped
+    path = await viewed(client, work / "a.txt", "a\n")
+    outside = work.parent / "outside.txt"
+    for section, denied in (
+        (f"*** Add File: {outside}\n+x", outside),
+        (f"*** Delete File: {work}/secret.txt", work / "secret.txt"),
+        (f"*** Update File: {path}\n*** Move to: secrets/a.txt", work / "secrets"),
+    ):
+        message = await refused(client, work, patch(f"*** Add File: {work}/new.txt", "+n", section))
+        assert message.startswith(f"[ACCESS_DENIED] {denied}"), message
+    assert not outside.exists()
+
+
+async def test_size_limit_on_new_content(scoped: tuple[Client[Any], Path]) -> None:
+    client, work = scoped
+    path = await viewed(client, work / "a.txt", "a\n")
+    big = "+" + "x" * 100
+    assert await refused(client, work, patch(f"*** Add File: {work}/big.txt", big)) == (
+        f"[FILE_TOO_LARGE] the new file {work}/big.txt would be 101 bytes (101 bytes), over "
+        "the 100 bytes limit set by --max-file-size"
+    )
+    assert await refused(client, work, patch(f"*** Update File: {path}", "-a", big)) == (
+        f"[FILE_TOO_LARGE] {path} would be 101 bytes (101 bytes), over the 100 bytes limit "
+        "set by --max-file-size"
+    )
+
+
+async def test_a_patch_holds_at_most_four_times_the_size_limit(
+    scoped: tuple[Client[Any], Path],
+) -> None:
+    client, work = scoped
+    sections = [f"*** Add File: {work}/f{n}.txt\n+{'x' * 98}" for n in range(5)]
+    message = await refused(client, work, patch(*sections))
+    assert message == (
+        "[FILE_TOO_LARGE] the files of this patch come to more than 400 bytes together, old "
+        "and new contents counted (the limit for one patch is 4 × --max-file-size); split it "
+        "into smaller patches"
+    )
+
+
+async def test_without_view_before_edit(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("a\n")
+    async with app_client("--require-view-before-edit", "false", workdir=tmp_path) as client:
+        text = patch("*** Update File: f.txt", "-a", "+b", "*** Delete File: f2.txt")
+        (tmp_path / "f2.txt").write_text("x")
+        assert ok_text(await apply(client, text)) == f"M {tmp_path}/f.txt\nD {tmp_path}/f2.txt"
+
+
+async def test_a_hunk_after_the_last_line_finds_nothing_before_it(
+    client: Client[Any], case: Path
+) -> None:
+    """Once a hunk has ended at a last line without a newline, the next is looked for
+    after it, in every way of comparing lines (a trailing space sends it past the
+    exact search)."""
+    path = await viewed(client, case / "f.txt", "x\nalpha")
+    message = await refused(
+        client,
+        case,
+        patch(f"*** Update File: {path}", "@@", "-alpha", "+beta", "@@", "-alpha ", "+gamma"),
+    )
+    assert message == (
+        f"[STR_REPLACE_NOT_FOUND] {path}: hunk 2 of 2: its context and removed lines were not "
+        "found after line 2 (the end of hunk 1). They must match lines of the file exactly, "
+        "apart from trailing whitespace.\n"
+        "They are at line 2, before that: hunks go in the order of the file, each after the "
+        "one before it and after its @@ lines."
+    )
