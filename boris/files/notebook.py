@@ -87,8 +87,9 @@ def parse(data: bytes) -> Notebook:
     return notebook
 
 
-def validation_problem(content: dict[str, Any]) -> str | None:
-    """What nbformat finds wrong with a notebook's JSON (its first error), or None.
+def validation_problem(content: dict[str, Any], first: int = 1) -> str | None:
+    """What nbformat finds wrong with a notebook's JSON (its first error), or None; its
+    cells are named by number from ``first``.
 
     nbformat's ``iter_validate`` is used rather than ``validate``, which would repair
     missing or repeated cell ids in place (and warn) instead of reporting them; the
@@ -103,22 +104,31 @@ def validation_problem(content: dict[str, Any]) -> str | None:
     except Exception as exc:  # a third-party validator on hostile input: a fact about the file
         return _cut(f"nbformat could not validate it: {exc}")
     if error is not None:
-        return _cut(f"{_where(list(getattr(error, 'absolute_path', [])))}{error.message}")
+        where = _where(list(getattr(error, "absolute_path", [])), first)
+        return _cut(f"{where}{error.message}")
     cells = content["cells"]
     if content["nbformat_minor"] >= 5:
         seen: set[str] = set()
         for number, cell in enumerate(cells, 1):
             if cell["id"] in seen:
-                return _cut(f"cell {number}: cell id {cell['id']!r} is not unique")
+                return _cut(f"cell {number + first - 1}: cell id {cell['id']!r} is not unique")
             seen.add(cell["id"])
     return None
 
 
-def _where(path: list[Any]) -> str:
-    """A validator's path into the notebook, cells numbered from 1 as view shows them."""
+def cell_problem(cell: dict[str, Any], minor: int, number: int) -> str | None:
+    """What nbformat finds wrong with one cell of a notebook of version 4.``minor``, the
+    cell numbered ``number``: it is checked as the one cell of a notebook, by the same
+    schema and validator as a whole notebook."""
+    alone = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": minor}
+    return validation_problem(alone, number)
+
+
+def _where(path: list[Any], first: int) -> str:
+    """A validator's path into the notebook, cells numbered from ``first``."""
     head = ""
     if len(path) >= 2 and path[0] == "cells" and isinstance(path[1], int):
-        head, path = f"cell {path[1] + 1}", path[2:]
+        head, path = f"cell {path[1] + first}", path[2:]
     rest = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path)
     where = ", ".join(part for part in (head, rest.lstrip(".")) if part)
     return f"{where}: " if where else ""

@@ -6,8 +6,9 @@ changes, spliced into the file's own text, so every other byte stays as its writ
 (Jupyter, VS Code, or anything else) left it. The new cell is written in the style of
 the cells around it: their indentation, separators, line breaks, key order (sorted,
 as Jupyter and VS Code write them, or the neighbour's order), source as a list of
-lines or one string, non-ASCII characters escaped or not. The result is read back and
-checked by nbformat before anything is written.
+lines or one string, non-ASCII characters escaped or not. The notebook is checked by
+nbformat when read; the result is read back and its new cell checked by nbformat's
+schema before anything is written (the rest of it is the text found valid).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from boris.files.notebook import (
     Layout,
     Notebook,
     NotNotebook,
+    cell_problem,
     is_notebook_name,
     layout,
     parse,
@@ -253,23 +255,32 @@ def _check(
     cell: dict[str, Any] | None,
     path: str,
 ) -> None:
-    """The edited text, read back: a valid notebook (nbformat's verdict), with the cells
-    expected. Nothing is written otherwise."""
+    """The edited text, read back: JSON holding the cells expected, and an edited cell
+    that nbformat finds valid. The rest of the file is the text that was valid before,
+    so the cell is all that needs checking again. Nothing is written otherwise."""
     try:
-        after = parse(text.encode("utf-8"))
-    except NotNotebook as exc:
-        raise BorisError(
-            Code.NOTEBOOK_INVALID,
-            f"the edit would leave {path} invalid, so it was not made: {exc.reason}",
-        ) from None
-    same = len(after.cells) == count and (
-        index is None or _canonical(after.cells[index]) == _canonical(cell)
+        content = json.loads(text)
+    except (ValueError, RecursionError):
+        content = None
+    cells = content.get("cells") if isinstance(content, dict) else None
+    same = (
+        isinstance(cells, list)
+        and len(cells) == count
+        and (index is None or _canonical(cells[index]) == _canonical(cell))
     )
-    if not same or after.minor != before.minor:
+    if not same:
         raise BorisError(
             Code.NOTEBOOK_INVALID,
             f"the edit could not be written in the layout of {path}, so it was not made",
         )
+    if cell is not None and index is not None:
+        problem = cell_problem(cell, before.minor, index + 1)
+        if problem is not None:
+            raise BorisError(
+                Code.NOTEBOOK_INVALID,
+                f"the edit would leave {path} invalid, so it was not made: not a valid "
+                f"nbformat 4 notebook: {problem}",
+            )
 
 
 def _canonical(value: Any) -> str:
