@@ -31,6 +31,7 @@ from boris.tools import (
     glob,
     grep,
     multi_edit,
+    notebook_edit,
     str_replace,
     str_replace_editor,
     task_output,
@@ -47,6 +48,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "str_replace": str_replace.str_replace,
     "multi_edit": multi_edit.multi_edit,
     "create_file": create_file.create_file,
+    "notebook_edit": notebook_edit.notebook_edit,
     "grep": grep.grep,
     "glob": glob.glob,
 }
@@ -55,6 +57,7 @@ _COMPAT_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "task_output": task_output.task_output,
     "task_stop": task_stop.task_stop,
     "str_replace_editor": str_replace_editor.str_replace_editor,
+    "notebook_edit": notebook_edit.notebook_edit,
     "grep": grep.grep_compat,
     "glob": glob.glob_compat,
 }
@@ -69,6 +72,7 @@ _VIEW_FIRST = {
     "multi_edit": str_replace.VIEW_FIRST,
     "create_file": create_file.VIEW_FIRST,
     "str_replace_editor": str_replace_editor.VIEW_FIRST,
+    "notebook_edit": notebook_edit.VIEW_FIRST,
 }
 
 

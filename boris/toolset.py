@@ -17,12 +17,22 @@ DEFAULT_TOOLS = (
     "str_replace",
     "multi_edit",
     "create_file",
+    "notebook_edit",
     "grep",
     "glob",
 )
 
-#: Tools served with --anthropic-compat: one editor replaces the three file tools.
-COMPAT_TOOLS = ("bash", "task_output", "task_stop", "str_replace_editor", "grep", "glob")
+#: Tools served with --anthropic-compat: one editor replaces the three file tools;
+#: notebook_edit is served beside it.
+COMPAT_TOOLS = (
+    "bash",
+    "task_output",
+    "task_stop",
+    "str_replace_editor",
+    "notebook_edit",
+    "grep",
+    "glob",
+)
 
 #: The split file tools whose work the compat editor does.
 EDITOR_PARTS = ("view", "str_replace", "create_file")

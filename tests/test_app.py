@@ -32,10 +32,11 @@ async def test_argument_errors_are_invalid_input_results(tmp_path: Path) -> None
         )
         assert await call("nope", {}) == (
             "[INVALID_INPUT] unknown tool 'nope'; available: "
-            "bash, task_output, task_stop, view, str_replace, multi_edit, create_file, grep, glob"
+            "bash, task_output, task_stop, view, str_replace, multi_edit, create_file, "
+            "notebook_edit, grep, glob"
         )
         # The server is still serving after all of that.
-        assert len(await client.list_tools()) == 9
+        assert len(await client.list_tools()) == 10
 
 
 @pytest.mark.parametrize(

@@ -159,6 +159,7 @@ async def test_stdio(pyz: Path, run_dir: tuple[Path, dict[str, str]]) -> None:
             "str_replace",
             "multi_edit",
             "create_file",
+            "notebook_edit",
             "grep",
             "glob",
         ]
@@ -183,7 +184,7 @@ async def test_http(pyz: Path, run_dir: tuple[Path, dict[str, str]]) -> None:
             result = client.initialize_result
             assert result is not None
             assert result.instructions == f"Working directory: {os.path.realpath(workdir)}"
-            assert len(await client.list_tools()) == 9
+            assert len(await client.list_tools()) == 10
         assert "FastMCP" not in server.stderr()  # no banner
 
 

@@ -26,11 +26,12 @@ DEFAULT = [
     "str_replace",
     "multi_edit",
     "create_file",
+    "notebook_edit",
     "grep",
     "glob",
 ]
-COMPAT = ["bash", "task_output", "task_stop", "str_replace_editor", "grep", "glob"]
-FILE_TOOLS = ["view", "str_replace", "multi_edit", "create_file", "grep", "glob"]
+COMPAT = ["bash", "task_output", "task_stop", "str_replace_editor", "notebook_edit", "grep", "glob"]
+FILE_TOOLS = ["view", "str_replace", "multi_edit", "create_file", "notebook_edit", "grep", "glob"]
 
 pytestmark = pytest.mark.anyio
 
@@ -42,35 +43,44 @@ pytestmark = pytest.mark.anyio
         # bash, task_output and task_stop live and die together.
         (["--disable-tools", "bash"], FILE_TOOLS),
         (["--disable-tools", "task_output"], FILE_TOOLS),
-        # task_stop and multi_edit can go alone.
+        # task_stop, multi_edit and notebook_edit can go alone.
         (["--disable-tools", "task_stop"], [t for t in DEFAULT if t != "task_stop"]),
         (["--disable-tools", "multi_edit"], [t for t in DEFAULT if t != "multi_edit"]),
+        (["--disable-tools", "notebook_edit"], [t for t in DEFAULT if t != "notebook_edit"]),
         (
             ["--disable-tools", "bash", "--disable-tools", "create_file"],
-            ["view", "str_replace", "multi_edit", "grep", "glob"],
+            ["view", "str_replace", "multi_edit", "notebook_edit", "grep", "glob"],
         ),
-        (["--disable-tools", "grep", "--disable-tools", "glob"], DEFAULT[:7]),
+        (["--disable-tools", "grep", "--disable-tools", "glob"], DEFAULT[:8]),
         (["--anthropic-compat"], COMPAT),
+        # Disabling the editor, or a part of it, leaves notebook_edit.
         (
             ["--anthropic-compat", "--disable-tools", "view"],
-            ["bash", "task_output", "task_stop", "grep", "glob"],
+            ["bash", "task_output", "task_stop", "notebook_edit", "grep", "glob"],
         ),
         (
             ["--anthropic-compat", "--disable-tools", "create_file"],
-            ["bash", "task_output", "task_stop", "grep", "glob"],
+            ["bash", "task_output", "task_stop", "notebook_edit", "grep", "glob"],
         ),
         (
             ["--anthropic-compat", "--disable-tools", "str_replace_editor"],
-            ["bash", "task_output", "task_stop", "grep", "glob"],
+            ["bash", "task_output", "task_stop", "notebook_edit", "grep", "glob"],
         ),
-        (["--anthropic-compat", "--disable-tools", "bash"], ["str_replace_editor", "grep", "glob"]),
+        (
+            ["--anthropic-compat", "--disable-tools", "notebook_edit"],
+            ["bash", "task_output", "task_stop", "str_replace_editor", "grep", "glob"],
+        ),
+        (
+            ["--anthropic-compat", "--disable-tools", "bash"],
+            ["str_replace_editor", "notebook_edit", "grep", "glob"],
+        ),
         (
             ["--anthropic-compat", "--disable-tools", "task_output"],
-            ["str_replace_editor", "grep", "glob"],
+            ["str_replace_editor", "notebook_edit", "grep", "glob"],
         ),
         (
             ["--anthropic-compat", "--disable-tools", "task_stop"],
-            ["bash", "task_output", "str_replace_editor", "grep", "glob"],
+            ["bash", "task_output", "str_replace_editor", "notebook_edit", "grep", "glob"],
         ),
         (["--anthropic-compat", "--disable-tools", "multi_edit"], COMPAT),
     ],
@@ -86,7 +96,7 @@ async def test_disable_tools_from_env(tmp_path: Path) -> None:
     env = {"BORIS_DISABLE_TOOLS": "bash,grep"}
     async with app_client(workdir=tmp_path, env=env) as client:
         names = [t.name for t in await client.list_tools()]
-    assert names == ["view", "str_replace", "multi_edit", "create_file", "glob"]
+    assert names == ["view", "str_replace", "multi_edit", "create_file", "notebook_edit", "glob"]
 
 
 def _wire(tool: Any) -> dict[str, Any]:
