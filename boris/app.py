@@ -32,6 +32,7 @@ from boris.tools import (
     glob,
     grep,
     multi_edit,
+    notebook_edit,
     str_replace,
     str_replace_editor,
     task_output,
@@ -49,6 +50,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "multi_edit": multi_edit.multi_edit,
     "apply_patch": apply_patch.apply_patch,
     "create_file": create_file.create_file,
+    "notebook_edit": notebook_edit.notebook_edit,
     "grep": grep.grep,
     "glob": glob.glob,
 }
@@ -58,6 +60,7 @@ _COMPAT_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "task_stop": task_stop.task_stop,
     "str_replace_editor": str_replace_editor.str_replace_editor,
     "apply_patch": apply_patch.apply_patch,
+    "notebook_edit": notebook_edit.notebook_edit,
     "grep": grep.grep_compat,
     "glob": glob.glob_compat,
 }
@@ -73,6 +76,7 @@ _VIEW_FIRST = {
     "apply_patch": apply_patch.VIEW_FIRST,
     "create_file": create_file.VIEW_FIRST,
     "str_replace_editor": str_replace_editor.VIEW_FIRST,
+    "notebook_edit": notebook_edit.VIEW_FIRST,
 }
 
 

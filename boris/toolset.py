@@ -18,17 +18,20 @@ DEFAULT_TOOLS = (
     "multi_edit",
     "apply_patch",
     "create_file",
+    "notebook_edit",
     "grep",
     "glob",
 )
 
-#: Tools served with --anthropic-compat: one editor replaces the three file tools.
+#: Tools served with --anthropic-compat: one editor replaces the three file tools;
+#: apply_patch and notebook_edit are served beside it.
 COMPAT_TOOLS = (
     "bash",
     "task_output",
     "task_stop",
     "str_replace_editor",
     "apply_patch",
+    "notebook_edit",
     "grep",
     "glob",
 )

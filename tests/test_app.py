@@ -33,7 +33,7 @@ async def test_argument_errors_are_invalid_input_results(tmp_path: Path) -> None
         assert await call("nope", {}) == (
             "[INVALID_INPUT] unknown tool 'nope'; available: "
             "bash, task_output, task_stop, view, str_replace, multi_edit, apply_patch, "
-            "create_file, grep, glob"
+            "create_file, notebook_edit, grep, glob"
         )
         # The server is still serving after all of that.
         assert len(await client.list_tools()) == 10

@@ -53,13 +53,16 @@ def test_env_lists_split_on_commas_outside_braces(clean_env: pytest.MonkeyPatch)
         (["--anthropic-compat", "--disable-tools", "multi_edit"], ["multi_edit"]),
         (["--disable-tools", "apply_patch"], ["apply_patch"]),
         (["--anthropic-compat", "--disable-tools", "apply_patch"], ["apply_patch"]),
+        (["--disable-tools", "notebook_edit"], ["notebook_edit"]),
+        (["--anthropic-compat", "--disable-tools", "notebook_edit"], ["notebook_edit"]),
     ],
 )
 def test_disable_tools_knows_the_task_and_multi_edit_tools(
     clean_env: pytest.MonkeyPatch, flags: list[str], disabled: list[str]
 ) -> None:
-    """task_stop, multi_edit and apply_patch are valid --disable-tools names in both modes
-    (multi_edit is not served with --anthropic-compat, where naming it changes nothing)."""
+    """task_stop, multi_edit, apply_patch and notebook_edit are valid --disable-tools names in
+    both modes (multi_edit is not served with --anthropic-compat, where naming it changes
+    nothing)."""
     assert load_settings(flags).disable_tools == disabled
 
 
@@ -343,21 +346,21 @@ STARTUP_ERRORS: list[tuple[list[str], dict[str, str] | None, str]] = [
         None,
         "unknown tool name 'nonexistent' in --disable-tools; valid names in the default "
         "mode: bash, task_output, task_stop, view, str_replace, multi_edit, apply_patch, "
-        "create_file, grep, glob",
+        "create_file, notebook_edit, grep, glob",
     ),
     (
         ["--disable-tools", "str_replace_editor"],
         None,
         "unknown tool name 'str_replace_editor' in --disable-tools; valid names in the "
         "default mode: bash, task_output, task_stop, view, str_replace, multi_edit, "
-        "apply_patch, create_file, grep, glob",
+        "apply_patch, create_file, notebook_edit, grep, glob",
     ),
     (
         ["--anthropic-compat", "--disable-tools", "nope"],
         None,
         "unknown tool name 'nope' in --disable-tools; valid names with --anthropic-compat: "
-        "bash, task_output, task_stop, str_replace_editor, apply_patch, grep, glob, view, "
-        "str_replace, create_file, multi_edit",
+        "bash, task_output, task_stop, str_replace_editor, apply_patch, notebook_edit, grep, "
+        "glob, view, str_replace, create_file, multi_edit",
     ),
     (
         ["--max-file-size", "10XB"],

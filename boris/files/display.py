@@ -37,6 +37,14 @@ CHUNK = 1 << 18
 _SHORT_LINE_BYTES = MAX_LINE_CHARS
 
 
+@dataclass(frozen=True)
+class Image:
+    """An image's bytes and MIME type, as view returns it (a file, or a notebook's output)."""
+
+    data: bytes
+    mime_type: str
+
+
 def human_size(size: int) -> str:
     """``512 bytes``, ``2.4 KB``, ``10.0 MB``, ``1.5 GB`` (1024-based)."""
     if size < 1024:

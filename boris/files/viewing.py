@@ -5,8 +5,10 @@ A file is shown in the view line format (boris.files.display): at most
 its end, so a large file is never loaded to show its first lines. Nothing is read past
 ``--max-file-size`` (+ 1 byte), even of a file that grows while it is read. Images are
 recognised by their first bytes (SVG by its name) and returned whole; other binary
-files get a note with their size. A file shown is marked viewed; a directory
-listing (boris.files.listing) marks nothing.
+files get a note with their size. A notebook (``.ipynb``) is read whole and shown as
+its cells (boris.files.notebook_view), ``view_range`` then selecting cells; one that
+nbformat does not accept is shown as text after a line saying why. A file shown is
+marked viewed; a directory listing (boris.files.listing) marks nothing.
 """
 
 from __future__ import annotations
@@ -14,26 +16,26 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from dataclasses import dataclass
 from typing import BinaryIO
 
 from boris.errors import BorisError, Code, io_error
 from boris.files.access import FileAccess
-from boris.files.display import MAX_VIEW_LINES, format_lines, human_size, read_lines
+from boris.files.display import (
+    MAX_VIEW_LINES,
+    Image,
+    format_lines,
+    human_size,
+    read_lines,
+    read_up_to,
+)
 from boris.files.listing import list_directory
+from boris.files.notebook import NotNotebook, is_notebook_name, parse
+from boris.files.notebook_view import NotebookView, render
 from boris.files.place import locate, not_a_file, open_existing
 from boris.files.sniff import SNIFF_BYTES, image_type, is_svg, looks_binary
 
 
-@dataclass(frozen=True)
-class Image:
-    """An image file's bytes and MIME type, as view returns it."""
-
-    data: bytes
-    mime_type: str
-
-
-def view(access: FileAccess, path: str, view_range: list[int] | None) -> str | Image:
+def view(access: FileAccess, path: str, view_range: list[int] | None) -> str | Image | NotebookView:
     """What view (and the editor's view command) returns; marks a viewed file."""
     line_range = _check_range(view_range)
     with locate(access.resolve, path) as place:
@@ -77,7 +79,7 @@ def _view_file(
     resolved: str,
     given: str,
     line_range: tuple[int, int] | None,
-) -> str | Image:
+) -> str | Image | NotebookView:
     access.check_size(info.st_size, f"{resolved} is")
     try:
         head = stream.read(SNIFF_BYTES)
@@ -89,6 +91,18 @@ def _view_file(
         if looks_binary(head):
             return f"Binary file ({human_size(info.st_size)})"
         stream.seek(0)
+        not_cells = None  # why a notebook is shown as text
+        if is_notebook_name(resolved) or is_notebook_name(given):
+            data = read_up_to(stream.fileno(), access.max_size + 1)
+            if len(data) > access.max_size:
+                access.check_size(len(data), f"{resolved} grew while it was read: at least")
+            try:
+                notebook = parse(data)
+            except NotNotebook as exc:
+                not_cells = f"[Shown as text, not as notebook cells: {exc.reason}]\n"
+                stream.seek(0)
+            else:
+                return render(notebook, line_range, resolved)
         # No further than the limit, whatever the size was: the file may be growing.
         if line_range is None:
             window = read_lines(stream, 1, MAX_VIEW_LINES, count_all=True, limit=access.max_size)
@@ -105,10 +119,10 @@ def _view_file(
             text += (
                 f"\n[Truncated: file has {total} lines. Use view_range to read specific sections.]"
             )
-        return text
+        return (not_cells or "") + text
     start = line_range[0]
     if window.total is not None and start > window.total:
         raise BorisError(
             Code.INVALID_INPUT, f"start {start} exceeds total lines {window.total} in {resolved}"
         )
-    return format_lines(window.lines, start)
+    return (not_cells or "") + format_lines(window.lines, start)

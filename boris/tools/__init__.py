@@ -12,9 +12,10 @@ from __future__ import annotations
 import base64
 from typing import TYPE_CHECKING
 
-from mcp_types import ImageContent, ToolAnnotations
+from mcp_types import ImageContent, TextContent, ToolAnnotations
 
-from boris.files.viewing import Image
+from boris.files.display import Image
+from boris.files.notebook_view import NotebookView
 from boris.shell.progress import Send
 
 if TYPE_CHECKING:
@@ -40,12 +41,22 @@ class Unlisted:
 UNLISTED = Unlisted()
 
 
-def as_content(result: str | Image) -> str | ImageContent:
-    """A view result as the client receives it: text, or an image block."""
+ViewContent = str | ImageContent | list[TextContent | ImageContent]
+
+
+def as_content(result: str | Image | NotebookView) -> ViewContent:
+    """A view result as the client receives it: text, an image block, or a notebook's
+    text followed by the images of its outputs."""
     if isinstance(result, Image):
-        encoded = base64.b64encode(result.data).decode("ascii")
-        return ImageContent(type="image", data=encoded, mime_type=result.mime_type)
+        return _image(result)
+    if isinstance(result, NotebookView):
+        return [TextContent(type="text", text=result.text), *map(_image, result.images)]
     return result
+
+
+def _image(image: Image) -> ImageContent:
+    encoded = base64.b64encode(image.data).decode("ascii")
+    return ImageContent(type="image", data=encoded, mime_type=image.mime_type)
 
 
 def progress_of(ctx: Context) -> Send | None:

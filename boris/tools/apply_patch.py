@@ -58,7 +58,7 @@ VIEW_FIRST = (
     annotations=destructive("Apply a patch to files"),
     output_schema=None,
 )
-def apply_patch(
+async def apply_patch(
     patch: Annotated[
         str,
         Field(
@@ -67,4 +67,5 @@ def apply_patch(
     ],
     session: Session = Depends(current_session),
 ) -> str:
-    return patching.apply_patch(session.files, patch)
+    files = session.files
+    return await session.blocking(lambda: patching.apply_patch(files, patch))

@@ -11,13 +11,12 @@ from typing import Annotated, Literal
 
 from fastmcp.dependencies import Depends
 from fastmcp.tools import tool
-from mcp_types import ImageContent
 from pydantic import Field
 
 from boris.errors import BorisError, Code
 from boris.files import editing, viewing
 from boris.session import Session, current_session
-from boris.tools import as_content, destructive
+from boris.tools import ViewContent, as_content, destructive
 from boris.tools.view import ViewRange
 
 Command = Annotated[
@@ -71,6 +70,8 @@ Tool for viewing, creating and editing files.
 levels deep (.git and node_modules left out). Pass `view_range` [start, end] to see part \
 of a long file; without it at most 2000 lines are shown, and any line is cut after 2000 \
 characters. Images come back as images; other binary files as a note with their size.
+* `view` on a Jupyter notebook (`.ipynb`) shows its cells with their outputs, and \
+`view_range` selects cells; edit cells with the `notebook_edit` tool.
 * `create` writes `file_text` to `path`, creating missing parent directories. It \
 replaces an existing file completely.
 * `str_replace` replaces `old_str` with `new_str`. `old_str` must match the file exactly, \
@@ -103,10 +104,10 @@ async def str_replace_editor(
     insert_line: InsertLine = None,
     insert_text: InsertText = None,
     session: Session = Depends(current_session),
-) -> str | ImageContent:
+) -> ViewContent:
     files = session.files
 
-    def run() -> str | ImageContent:
+    def run() -> ViewContent:
         if command == "view":
             return as_content(viewing.view(files, path, view_range))
         if command == "str_replace":

@@ -7,12 +7,11 @@ from typing import Annotated
 
 from fastmcp.dependencies import Depends
 from fastmcp.tools import tool
-from mcp_types import ImageContent
 from pydantic import Field
 
 from boris.files import viewing
 from boris.session import Session, current_session
-from boris.tools import as_content, read_only
+from boris.tools import ViewContent, as_content, read_only
 
 PathArg = Annotated[
     str,
@@ -26,8 +25,8 @@ ViewRange = Annotated[
         min_length=2,
         max_length=2,
         description="Optional [start, end] line numbers (1-based, inclusive) to show only "
-        "part of a file; an end past the last line is clamped, and -1 means the last line. "
-        "Ignored for directories.",
+        "part of a file (cell numbers for a notebook); an end past the last line is "
+        "clamped, and -1 means the last line. Ignored for directories.",
     ),
 ]
 
@@ -39,6 +38,9 @@ view_range at most 2000 lines are shown (a note gives the total); use view_range
 [start, end] to read other parts. Lines longer than 2000 characters are cut.
 - Images (PNG, JPEG, GIF, WebP, BMP, ICO, SVG) come back as images; other binary files \
 as a note with their size.
+- A Jupyter notebook (.ipynb) comes back as its cells: a `[cell N] type id=...` line, \
+the numbered source, then the outputs as `| ` lines (long ones cut), their images as \
+images; view_range then selects cells. Edit cells with notebook_edit.
 - A directory comes back as a tree two levels deep; .git and node_modules are left out, \
 other hidden entries are shown, symlinks show their target.
 - Relative paths are resolved against the working directory (which bash's cd changes)."""
@@ -58,6 +60,6 @@ async def view(
     path: PathArg,
     view_range: ViewRange = None,
     session: Session = Depends(current_session),
-) -> str | ImageContent:
+) -> ViewContent:
     files = session.files
     return await session.blocking(lambda: as_content(viewing.view(files, path, view_range)))

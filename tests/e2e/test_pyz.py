@@ -9,6 +9,7 @@ here on small synthetic binaries of every target.
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import socket
@@ -19,6 +20,7 @@ import threading
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,6 +30,7 @@ from tests.support import (
     error_text,
     http_client,
     http_server,
+    ok_text,
     server_env,
     stdio_client,
 )
@@ -157,11 +160,21 @@ async def test_stdio(pyz: Path, run_dir: tuple[Path, dict[str, str]]) -> None:
             "multi_edit",
             "apply_patch",
             "create_file",
+            "notebook_edit",
             "grep",
             "glob",
         ]
         result = await client.call_tool("view", {"path": "missing.txt"}, raise_on_error=False)
         assert error_text(result).startswith("[PATH_NOT_FOUND]")
+        # nbformat, its schemas and validators work from inside the zipapp.
+        cell: dict[str, Any] = {"cell_type": "code", "execution_count": None, "id": "a"}
+        cell |= {"metadata": {}, "outputs": [], "source": ["x = 1"]}
+        notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+        (workdir / "n.ipynb").write_text(json.dumps(notebook))
+        result = await client.call_tool("view", {"path": "n.ipynb"})
+        assert ok_text(result) == (
+            "[notebook] 1 cell, nbformat 4.5\n[cell 1] code id=a execution_count=none\n1\tx = 1\n"
+        )
 
 
 @pytest.mark.slow  # builds the pyz (once per session)

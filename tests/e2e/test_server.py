@@ -178,9 +178,11 @@ runpy.run_module("boris", run_name="__main__")
 
 
 def test_serving_leaves_unused_libraries_unloaded(tmp_path: Path) -> None:
-    """A server never loads what serving does not use: the MCP SDK's client side, or
-    the key-value store package fastmcp would keep per-session state in (Boris sets
-    none), not even after a tools/list and a tools/call."""
+    """A server never loads what serving does not use: the MCP SDK's client side, the
+    key-value store package fastmcp would keep per-session state in (Boris sets none),
+    or nbformat and its validators before a notebook is read, not even after a
+    tools/list and tool calls (a view of a file that is not a notebook among them)."""
+    (tmp_path / "a.txt").write_text("a\n")
     messages = [
         INITIALIZE,
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
@@ -191,8 +193,15 @@ def test_serving_leaves_unused_libraries_unloaded(tmp_path: Path) -> None:
             "method": "tools/call",
             "params": {"name": "bash", "arguments": {"command": "echo hi"}},
         },
+        {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "method": "tools/call",
+            "params": {"name": "view", "arguments": {"path": "a.txt"}},
+        },
     ]
-    argv = ["key_value,beartype", "--transport", "stdio", "--workdir", str(tmp_path)]
+    libraries = "key_value,beartype,nbformat,fastjsonschema,jsonschema,traitlets"
+    argv = [libraries, "--transport", "stdio", "--workdir", str(tmp_path)]
     proc = subprocess.Popen(
         [BORIS[0], "-c", _REPORTING_SERVER, *argv],
         stdin=subprocess.PIPE,
@@ -207,10 +216,11 @@ def test_serving_leaves_unused_libraries_unloaded(tmp_path: Path) -> None:
             proc.stdin.write(json.dumps(message).encode() + b"\n")
         proc.stdin.flush()
         replies: dict[int, Any] = {}
-        while len(replies) < 3:  # each reply is read before stdin closes, which ends it
+        while len(replies) < 4:  # each reply is read before stdin closes, which ends it
             reply = json.loads(proc.stdout.readline())
             replies[reply["id"]] = reply
         assert replies[3]["result"]["content"][0]["text"] == "exit_code: 0\n\nstdout:\nhi\n"
+        assert replies[4]["result"]["content"][0]["text"] == "1\ta\n"
         _, errors = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:

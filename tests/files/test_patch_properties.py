@@ -23,9 +23,12 @@ from hypothesis import strategies as st
 
 from boris.errors import BorisError
 from boris.session import Session
-from boris.tools.apply_patch import apply_patch
-from boris.tools.view import view
-from tests.files.test_file_properties import session_in_tempdir
+from boris.tools import apply_patch as apply_patch_tool
+from boris.tools import view as view_tool
+from tests.files.test_file_properties import in_loop, session_in_tempdir
+
+apply_patch = in_loop(apply_patch_tool.apply_patch)
+view = in_loop(view_tool.view)
 
 BOM = b"\xef\xbb\xbf"
 # Few distinct lines, so that hunks are sometimes ambiguous; trailing whitespace, an

@@ -27,11 +27,30 @@ DEFAULT = [
     "multi_edit",
     "apply_patch",
     "create_file",
+    "notebook_edit",
     "grep",
     "glob",
 ]
-COMPAT = ["bash", "task_output", "task_stop", "str_replace_editor", "apply_patch", "grep", "glob"]
-FILE_TOOLS = ["view", "str_replace", "multi_edit", "apply_patch", "create_file", "grep", "glob"]
+COMPAT = [
+    "bash",
+    "task_output",
+    "task_stop",
+    "str_replace_editor",
+    "apply_patch",
+    "notebook_edit",
+    "grep",
+    "glob",
+]
+FILE_TOOLS = [
+    "view",
+    "str_replace",
+    "multi_edit",
+    "apply_patch",
+    "create_file",
+    "notebook_edit",
+    "grep",
+    "glob",
+]
 
 pytestmark = pytest.mark.anyio
 
@@ -43,39 +62,53 @@ pytestmark = pytest.mark.anyio
         # bash, task_output and task_stop live and die together.
         (["--disable-tools", "bash"], FILE_TOOLS),
         (["--disable-tools", "task_output"], FILE_TOOLS),
-        # task_stop, multi_edit and apply_patch can go alone.
+        # task_stop, multi_edit, apply_patch and notebook_edit can go alone.
         (["--disable-tools", "task_stop"], [t for t in DEFAULT if t != "task_stop"]),
         (["--disable-tools", "multi_edit"], [t for t in DEFAULT if t != "multi_edit"]),
         (["--disable-tools", "apply_patch"], [t for t in DEFAULT if t != "apply_patch"]),
+        (["--disable-tools", "notebook_edit"], [t for t in DEFAULT if t != "notebook_edit"]),
         (
             ["--disable-tools", "bash", "--disable-tools", "create_file"],
-            ["view", "str_replace", "multi_edit", "apply_patch", "grep", "glob"],
+            ["view", "str_replace", "multi_edit", "apply_patch", "notebook_edit", "grep", "glob"],
         ),
-        (["--disable-tools", "grep", "--disable-tools", "glob"], DEFAULT[:8]),
+        (["--disable-tools", "grep", "--disable-tools", "glob"], DEFAULT[:-2]),
         (["--anthropic-compat"], COMPAT),
+        # Disabling the editor, or a part of it, leaves apply_patch and notebook_edit.
         (
             ["--anthropic-compat", "--disable-tools", "view"],
-            ["bash", "task_output", "task_stop", "apply_patch", "grep", "glob"],
+            ["bash", "task_output", "task_stop", "apply_patch", "notebook_edit", "grep", "glob"],
         ),
         (
             ["--anthropic-compat", "--disable-tools", "create_file"],
-            ["bash", "task_output", "task_stop", "apply_patch", "grep", "glob"],
+            ["bash", "task_output", "task_stop", "apply_patch", "notebook_edit", "grep", "glob"],
         ),
         (
             ["--anthropic-compat", "--disable-tools", "str_replace_editor"],
-            ["bash", "task_output", "task_stop", "apply_patch", "grep", "glob"],
+            ["bash", "task_output", "task_stop", "apply_patch", "notebook_edit", "grep", "glob"],
+        ),
+        (
+            ["--anthropic-compat", "--disable-tools", "notebook_edit"],
+            [t for t in COMPAT if t != "notebook_edit"],
         ),
         (
             ["--anthropic-compat", "--disable-tools", "bash"],
-            ["str_replace_editor", "apply_patch", "grep", "glob"],
+            ["str_replace_editor", "apply_patch", "notebook_edit", "grep", "glob"],
         ),
         (
             ["--anthropic-compat", "--disable-tools", "task_output"],
-            ["str_replace_editor", "apply_patch", "grep", "glob"],
+            ["str_replace_editor", "apply_patch", "notebook_edit", "grep", "glob"],
         ),
         (
             ["--anthropic-compat", "--disable-tools", "task_stop"],
-            ["bash", "task_output", "str_replace_editor", "apply_patch", "grep", "glob"],
+            [
+                "bash",
+                "task_output",
+                "str_replace_editor",
+                "apply_patch",
+                "notebook_edit",
+                "grep",
+                "glob",
+            ],
         ),
         (["--anthropic-compat", "--disable-tools", "multi_edit"], COMPAT),
         (
@@ -95,7 +128,15 @@ async def test_disable_tools_from_env(tmp_path: Path) -> None:
     env = {"BORIS_DISABLE_TOOLS": "bash,grep"}
     async with app_client(workdir=tmp_path, env=env) as client:
         names = [t.name for t in await client.list_tools()]
-    assert names == ["view", "str_replace", "multi_edit", "apply_patch", "create_file", "glob"]
+    assert names == [
+        "view",
+        "str_replace",
+        "multi_edit",
+        "apply_patch",
+        "create_file",
+        "notebook_edit",
+        "glob",
+    ]
 
 
 def _wire(tool: Any) -> dict[str, Any]:

@@ -224,6 +224,7 @@ def test_a_request_whose_id_is_not_unicode_is_answered_with_id_null(
         ("str_replace", {"path": "x.txt", "old_str": "\udc80", "new_str": "y"}, "old_str"),
         ("create_file", {"path": "x.txt", "content": "ok\ud83d"}, "content"),
         ("view", {"path": "x.txt", "view_range": ["\ud800", 2]}, "view_range.0"),
+        ("notebook_edit", {"path": "x.ipynb", "cell": 1, "new_source": "\ud800"}, "new_source"),
         (
             "multi_edit",
             {"path": "x.txt", "edits": [{"old_str": "a"}, {"old_str": "b", "new_str": "\ud800"}]},

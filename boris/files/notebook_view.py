@@ -1,0 +1,222 @@
+"""How view shows a notebook: its cells with their sources and outputs, as text an agent
+reads, and the images of its outputs.
+
+The text, line by line (README, "Notebooks"):
+
+- ``[notebook] 3 cells, nbformat 4.5, python``: the count, the version, the language;
+- per cell, a header ``[cell 2] code id=4f1a execution_count=3`` (the number is what
+  notebook_edit's ``cell`` takes; ``id=`` only where cells have ids;
+  ``execution_count=`` for code cells, ``none`` when never run), then the source in the
+  view line format, numbered from 1 within the cell;
+- per output of a code cell, a header ``[output] <output_type> ...`` naming what it
+  holds, then its text with each line after ``| ``. Stream text, ``text/markdown`` (or
+  else ``text/plain``) and error tracebacks are shown, without ANSI colour codes and
+  with carriage-return overwrites settled; each output's text is cut to
+  ``OUTPUT_CHARS`` characters, its head and tail kept, with a line saying how much was
+  cut. Images are attached after the text (``image/png (image 1)``); HTML, widgets and
+  any other type are named under ``not shown:``.
+
+Source lines start with a number and a tab, output lines with ``|``, every other line
+with ``[``: no line can be taken for another kind.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from boris.errors import BorisError, Code
+from boris.files.display import MAX_VIEW_LINES, Image, format_lines
+from boris.files.notebook import Notebook, source_text
+from boris.files.sniff import SNIFF_BYTES, image_type
+
+#: The most characters of one output's text shown; beyond, its head and tail are kept.
+OUTPUT_CHARS = 2000
+
+#: Which text of a result is shown, the first found: markdown is what a display of
+#: Markdown means (its text/plain is a placeholder such as ``<Markdown object>``).
+_TEXT_TYPES = ("text/markdown", "text/plain")
+#: Images attached, the first found of an output; SVG is text, the others base64.
+_IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "image/svg+xml")
+
+# ANSI escape sequences: CSI (colours, cursor moves), OSC (titles, links; ended by BEL or
+# ST, or by nothing when cut), and the two-character ones. Linear: no nested repetition.
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+
+
+@dataclass
+class NotebookView:
+    """What view returns for a notebook: the text, then the images it names, in order."""
+
+    text: str
+    images: list[Image] = field(default_factory=list)
+
+
+@dataclass
+class _Images:
+    """The images of the outputs shown, in the order their headers name them.
+
+    They need no cap of their own: an image decodes to fewer bytes than its base64 (or
+    escaped SVG) text takes in the file, which is within --max-file-size, the cap of an
+    image view result.
+    """
+
+    attached: list[Image] = field(default_factory=list)
+
+    def attach(self, mime: str, value: Any) -> str:
+        """Attach an output's image; what its header says of it."""
+        raw = value if isinstance(value, str) else "".join(value)
+        if mime == "image/svg+xml":
+            data = raw.encode("utf-8", "replace")
+        else:
+            try:
+                data = base64.b64decode(raw)
+            except (binascii.Error, ValueError):
+                return f"{mime} (not attached: not valid base64)"
+            sniffed = image_type(data[:SNIFF_BYTES])
+            if sniffed is None:
+                return f"{mime} (not attached: not an image)"
+            mime = sniffed
+        self.attached.append(Image(data, mime))
+        return f"{mime} (image {len(self.attached)})"
+
+
+def render(notebook: Notebook, cell_range: tuple[int, int] | None, resolved: str) -> NotebookView:
+    """The view of ``notebook``: its cells ``cell_range`` (1-based, inclusive; the end
+    clamped), else all of them up to about MAX_VIEW_LINES lines, cut at a cell."""
+    cells = notebook.cells
+    total = len(cells)
+    first, last = (1, total) if cell_range is None else cell_range
+    if cell_range is not None and first > total:
+        raise BorisError(
+            Code.INVALID_INPUT, f"start {first} exceeds total cells {total} in {resolved}"
+        )
+    last = min(last, total)
+    images = _Images()
+    lines: list[str] = []
+    shown = first - 1
+    for number in range(first, last + 1):
+        attached = len(images.attached)
+        cell_lines = cell_view(number, cells[number - 1], images)
+        if cell_range is None and lines and len(lines) + len(cell_lines) > MAX_VIEW_LINES:
+            del images.attached[attached:]  # the cell is not shown, nor are its images
+            break
+        lines += cell_lines
+        shown = number
+    head = f"[notebook] {total} {'cell' if total == 1 else 'cells'}"
+    if cell_range is not None:
+        shown_range = f"cells {first} to {last}" if first < last else f"cell {first}"
+        head += f" (showing {shown_range})"
+    head += f", nbformat 4.{notebook.minor}"
+    language = _language(notebook.content.get("metadata"))
+    if language:
+        head += f", {language}"
+    text = head + "\n" + "".join(line + "\n" for line in lines)
+    if shown < last:
+        text += (
+            f"[Truncated: cells {shown + 1} to {last} not shown. Use view_range "
+            f"[{shown + 1}, {last}] to see them.]\n"
+        )
+    return NotebookView(text, images.attached)
+
+
+def cell_view(number: int, cell: dict[str, Any], images: _Images | None = None) -> list[str]:
+    """A cell's lines: its header, its numbered source, its outputs (images into
+    ``images``; none attached without it)."""
+    kind = cell.get("cell_type")
+    header = f"[cell {number}] {kind}"
+    if "id" in cell:
+        header += f" id={cell['id']}"
+    if kind == "code":
+        count = cell.get("execution_count")
+        header += f" execution_count={'none' if count is None else count}"
+    source = source_text(cell)
+    numbered = source.encode("utf-8", "surrogatepass").split(b"\n") if source else []
+    if numbered and numbered[-1] == b"":
+        numbered.pop()  # a final newline ends the last line, as in a file
+    # Not splitlines(): a lone CR or a line separator is part of a line, as in view.
+    lines = [header, *format_lines(numbered, 1).split("\n")[:-1]]
+    for output in cell.get("outputs", []) if kind == "code" else []:
+        lines += _output(output, _Images() if images is None else images)
+    return lines
+
+
+def _output(output: dict[str, Any], images: _Images) -> list[str]:
+    kind = output.get("output_type")
+    if kind == "stream":
+        return [f"[output] stream {output.get('name')}", *_text_lines(output.get("text", ""))]
+    if kind == "error":
+        evalue = str(output.get("evalue", "")).strip().split("\n", 1)[0]
+        head = f"[output] error {output.get('ename')}" + (f": {evalue}" if evalue else "")
+        traceback = "\n".join(output.get("traceback", []))
+        return [_one_line(head), *_text_lines(traceback)]
+    if kind in ("execute_result", "display_data", "update_display_data"):
+        data: dict[str, Any] = output.get("data", {})
+        parts = []
+        image = next((mime for mime in _IMAGE_TYPES if mime in data), None)
+        if image is not None:
+            parts.append(images.attach(image, data[image]))
+        text = next((mime for mime in _TEXT_TYPES if mime in data), None)
+        if text is not None:
+            parts.append(text)
+        head = f"[output] {kind} " + (", ".join(parts) if parts else "(no data)")
+        hidden = [mime for mime in data if mime not in (image, text)]
+        if hidden:
+            head += f"; not shown: {', '.join(hidden)}"
+        body = _text_lines(data[text]) if text is not None else []
+        return [_one_line(head), *body]
+    return [_one_line(f"[output] {kind} (not shown)")]
+
+
+def _text_lines(value: Any) -> list[str]:
+    """An output's text (a string, or a list of lines) as ``| `` lines, cleaned and cut."""
+    text = value if isinstance(value, str) else "".join(value)
+    text = _ANSI.sub("", text)
+    if "\r" in text:
+        text = "\n".join(_settled(line) for line in text.split("\n"))
+    if text.endswith("\n"):
+        text = text[:-1]
+    if not text:
+        return []
+    cut = ""
+    if len(text) > OUTPUT_CHARS:
+        half = OUTPUT_CHARS // 2
+        head, tail = text[:half], text[-half:]
+        # Whole lines where the output has them.
+        if "\n" in head:
+            head = head[: head.rindex("\n")]
+        if "\n" in tail:
+            tail = tail[tail.index("\n") + 1 :]
+        cut = f"[... {len(text) - len(head) - len(tail):,} characters of this output not shown ...]"
+        return [*_prefixed(head), cut, *_prefixed(tail)]
+    return _prefixed(text)
+
+
+def _prefixed(text: str) -> list[str]:
+    return [f"| {line}" if line else "|" for line in text.split("\n")]
+
+
+def _settled(line: str) -> str:
+    """A line as a terminal leaves it after carriage returns: its last written part
+    (progress bars redraw themselves this way)."""
+    for part in reversed(line.split("\r")):
+        if part:
+            return part
+    return ""
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split()) if "\n" in text or "\r" in text else text
+
+
+def _language(metadata: Any) -> str:
+    if not isinstance(metadata, dict):
+        return ""
+    for holder, key in (("language_info", "name"), ("kernelspec", "language")):
+        value = metadata.get(holder)
+        if isinstance(value, dict) and isinstance(value.get(key), str):
+            return _one_line(value[key])[:40]
+    return ""

@@ -1,0 +1,483 @@
+"""notebook_edit through a real client: each edit mode on notebooks written by Jupyter
+(nbformat itself) and in VS Code's style, with the bytes outside the edited cell compared
+with the file before; addressing by id and number; errors that leave the file as it was;
+the rules every edit shares (view first, scope, size, an identity-keeping write).
+
+The oracles: nbformat reading the result back, the writers' own output for the expected
+notebook (tests/notebooks.py), and plain slices of the file before the edit, found by
+indentation (tests/notebooks.py ``cell_spans``), not by Boris's reading.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from fastmcp import Client
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+from tests.inprocess import app_client
+from tests.notebooks import as_json, cell_spans, jupyter, sample, vscode
+from tests.support import error_text, ok_text
+
+pytestmark = pytest.mark.anyio
+
+
+def without_ids(content: Any) -> Any:
+    """A notebook's JSON as an nbformat 4.x before 4.5 holds it: cells without ids."""
+    content["nbformat_minor"] = 4
+    for cell in content["cells"]:
+        del cell["id"]
+    return content
+
+
+def vscode_made(content: Any) -> Any:
+    """As VS Code makes a notebook of its own: nbformat 4.2, no cell ids."""
+    content = without_ids(content)
+    content["nbformat_minor"] = 2
+    content["metadata"]["orig_nbformat"] = 4
+    return content
+
+
+#: name → (writer of a notebook's JSON, its indentation per level)
+WRITERS: dict[str, tuple[Callable[[Any], str], str]] = {
+    "jupyter": (lambda content: jupyter(nbformat.from_dict(content)), " "),
+    "jupyter-4.4": (lambda content: jupyter(nbformat.from_dict(without_ids(content))), " "),
+    "vscode": (lambda content: vscode(vscode_made(content)), " "),
+    "vscode-4": (lambda content: vscode(content, "    "), "    "),
+}
+
+
+@pytest.fixture(params=sorted(WRITERS))
+def writer(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def written(writer: str, content: Any) -> str:
+    return WRITERS[writer][0](json.loads(json.dumps(content)))
+
+
+def rewritten(writer: str, text: str) -> str:
+    """What the writer writes for the notebook in ``text``: the same text, for a file in
+    the writer's own style."""
+    content = json.loads(text)
+    if writer.startswith("jupyter"):
+        return jupyter(nbformat.from_dict(content))
+    return vscode(content, WRITERS[writer][1])
+
+
+def cells_of(text: str) -> list[tuple[Any, ...]]:
+    """The cells nbformat reads: type, source, outputs, execution count, id."""
+    notebook = nbformat.reads(text, as_version=nbformat.NO_CONVERT)
+    return [
+        (c.cell_type, c.source, c.get("outputs"), c.get("execution_count"), c.get("id"))
+        for c in notebook.cells
+    ]
+
+
+async def edit(client: Client[Any], path: Path, **arguments: Any) -> Any:
+    return await client.call_tool(
+        "notebook_edit", {"path": str(path), **arguments}, raise_on_error=False
+    )
+
+
+async def prepared(client: Client[Any], path: Path, text: str) -> str:
+    path.write_text(text, encoding="utf-8")
+    assert not (await client.call_tool("view", {"path": str(path)})).is_error
+    return text
+
+
+# --- replace ---------------------------------------------------------------------------
+
+
+async def test_replace_code_cell(client: Client[Any], case: Path, writer: str) -> None:
+    path = case / "n.ipynb"
+    before = await prepared(client, path, written(writer, as_json(sample())))
+    result = await edit(client, path, cell=2, new_source="x = 2\nprint(x)\n")
+    after = path.read_text(encoding="utf-8")
+    start, end = cell_spans(before, WRITERS[writer][1])[1]
+    assert after.startswith(before[:start])
+    assert after.endswith(before[end:])
+    assert rewritten(writer, after) == after
+    expected = cells_of(before)
+    _, _, _, _, cell_id = expected[1]
+    expected[1] = ("code", "x = 2\nprint(x)\n", [], None, cell_id)
+    assert cells_of(after) == expected
+    shown = f"[cell 2] code{f' id={cell_id}' if cell_id else ''} execution_count=none"
+    assert ok_text(result) == (
+        f"Replaced cell 2 of {path} (its outputs and execution count were cleared)\n\n"
+        f"{shown}\n1\tx = 2\n2\tprint(x)\n"
+    )
+
+
+async def test_replace_in_a_jupyter_file_is_what_jupyter_writes(
+    client: Client[Any], case: Path
+) -> None:
+    path = case / "n.ipynb"
+    notebook = sample()
+    await prepared(client, path, jupyter(notebook))
+    await edit(client, path, cell="intro", new_source="# New title\n\nÜmlaut ✓")
+    notebook.cells[0].source = "# New title\n\nÜmlaut ✓"
+    assert path.read_text(encoding="utf-8") == jupyter(notebook)
+
+
+async def test_replace_markdown_keeps_its_type(client: Client[Any], case: Path) -> None:
+    path = case / "n.ipynb"
+    await prepared(client, path, jupyter(sample()))
+    result = await edit(client, path, cell=1, new_source="plain")
+    assert ok_text(result) == f"Replaced cell 1 of {path}\n\n[cell 1] markdown id=intro\n1\tplain\n"
+
+
+async def test_replace_can_change_the_type(client: Client[Any], case: Path, writer: str) -> None:
+    path = case / "n.ipynb"
+    content = as_json(sample())
+    content["cells"][0]["attachments"] = {"a.png": {"image/png": "iVBORw0KGgo="}}
+    before = await prepared(client, path, written(writer, content))
+    await edit(client, path, cell=2, new_source="# now text", cell_type="markdown")
+    await edit(client, path, cell=1, new_source="x = 1", cell_type="code")
+    after = path.read_text(encoding="utf-8")
+    cells = json.loads(after)["cells"]
+    assert cells[0]["cell_type"] == "code"
+    assert "attachments" not in cells[0]  # a code cell cannot hold any
+    assert (cells[0]["outputs"], cells[0]["execution_count"]) == ([], None)
+    assert cells[1]["cell_type"] == "markdown"
+    assert "outputs" not in cells[1]
+    assert "execution_count" not in cells[1]
+    spans = cell_spans(before, WRITERS[writer][1])
+    assert after.endswith(before[spans[1][1] :])
+    assert rewritten(writer, after) == after
+
+
+# --- insert ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("after_cell", [0, 2, 4])
+async def test_insert(client: Client[Any], case: Path, writer: str, after_cell: int) -> None:
+    path = case / "n.ipynb"
+    before = await prepared(client, path, written(writer, as_json(sample())))
+    result = await edit(
+        client, path, cell=after_cell, edit_mode="insert", new_source="y = 2", cell_type="code"
+    )
+    after = path.read_text(encoding="utf-8")
+    spans = cell_spans(before, WRITERS[writer][1])
+    at = spans[0][0] if after_cell == 0 else spans[after_cell - 1][1]
+    assert after.startswith(before[:at])
+    assert after.endswith(before[at:])
+    assert rewritten(writer, after) == after
+    cells = cells_of(after)
+    new = cells.pop(after_cell)
+    assert cells == cells_of(before)
+    assert new[:4] == ("code", "y = 2", [], None)
+    has_ids = json.loads(before)["nbformat_minor"] >= 5
+    assert (new[4] is not None) == has_ids
+    if has_ids:
+        assert new[4] not in {c[4] for c in cells}
+    header = f"[cell {after_cell + 1}] code{f' id={new[4]}' if has_ids else ''}"
+    assert ok_text(result) == (
+        f"Inserted cell {after_cell + 1} in {path} (5 cells now)\n\n"
+        f"{header} execution_count=none\n1\ty = 2\n"
+    )
+
+
+async def test_insert_after_a_cell_named_by_id(client: Client[Any], case: Path) -> None:
+    path = case / "n.ipynb"
+    await prepared(client, path, jupyter(sample()))
+    await edit(client, path, cell="run", edit_mode="insert", new_source="m", cell_type="markdown")
+    assert [c[1] for c in cells_of(path.read_text())][:3] == [
+        "# Title\nSome *text*",
+        'print("hi")\n1 / 0',
+        "m",
+    ]
+
+
+async def test_insert_into_an_empty_notebook(client: Client[Any], case: Path, writer: str) -> None:
+    path = case / "n.ipynb"
+    content = as_json(sample())
+    content["cells"] = []
+    await prepared(client, path, written(writer, content))
+    for source in ("second", "first"):
+        await edit(client, path, cell=0, edit_mode="insert", new_source=source, cell_type="code")
+    after = path.read_text(encoding="utf-8")
+    assert rewritten(writer, after) == after
+    assert [c[1] for c in cells_of(after)] == ["first", "second"]
+
+
+# --- delete ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("number", [1, 2, 4])
+async def test_delete(client: Client[Any], case: Path, writer: str, number: int) -> None:
+    path = case / "n.ipynb"
+    before = await prepared(client, path, written(writer, as_json(sample())))
+    result = await edit(client, path, cell=number, edit_mode="delete")
+    spans = cell_spans(before, WRITERS[writer][1])
+    if number < len(spans):  # the cell and the separator after it
+        expected = before[: spans[number - 1][0]] + before[spans[number][0] :]
+    else:  # the last: the separator before it and the cell
+        expected = before[: spans[number - 2][1]] + before[spans[number - 1][1] :]
+    assert path.read_text(encoding="utf-8") == expected
+    assert rewritten(writer, expected) == expected
+    removed = cells_of(before)[number - 1][4]
+    named = f" (id {removed})" if removed else ""
+    assert ok_text(result) == f"Deleted cell {number}{named} of {path} (3 cells now)"
+
+
+async def test_delete_the_only_cell(client: Client[Any], case: Path, writer: str) -> None:
+    path = case / "n.ipynb"
+    content = as_json(sample())
+    content["cells"] = content["cells"][:1]
+    await prepared(client, path, written(writer, content))
+    await edit(client, path, cell=1, edit_mode="delete")
+    after = path.read_text(encoding="utf-8")
+    content["cells"] = []
+    assert after == written(writer, content)
+
+
+# --- files in other styles -------------------------------------------------------------
+
+
+def crlf(text: str) -> str:
+    return text.replace("\n", "\r\n")
+
+
+def compact(text: str) -> str:
+    return json.dumps(json.loads(text))
+
+
+def ascii_escaped(text: str) -> str:
+    return json.dumps(json.loads(text), indent=1, sort_keys=True) + "\n"
+
+
+def unsorted(text: str) -> str:
+    """Keys in the order a writer that builds its dicts by hand might use."""
+    content = json.loads(text)
+    first = ["nbformat", "nbformat_minor", "metadata", "cells"]
+    content = {key: content[key] for key in first}
+    order = ["id", "cell_type", "source", "metadata", "outputs", "execution_count"]
+    content["cells"] = [{k: c[k] for k in order if k in c} for c in content["cells"]]
+    return json.dumps(content, indent=2, ensure_ascii=False) + "\n"
+
+
+def one_string_sources(text: str) -> str:
+    """Sources as one string each, as ``nbformat.writes(..., split_lines=False)`` writes them."""
+    content = json.loads(text)
+    for cell in content["cells"]:
+        cell["source"] = "".join(cell["source"])
+    return json.dumps(content, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+@pytest.mark.parametrize("style", [crlf, compact, ascii_escaped, unsorted, one_string_sources])
+async def test_other_styles_keep_their_bytes_and_style(
+    client: Client[Any], case: Path, style: Callable[[str], str]
+) -> None:
+    path = case / "n.ipynb"
+    notebook = sample()
+    notebook.cells[0].source = "Café"
+    before = await prepared(client, path, style(jupyter(notebook)))
+    await edit(client, path, cell=4, new_source="é = 1")
+    await edit(client, path, cell=4, edit_mode="insert", new_source="ü", cell_type="markdown")
+    await edit(client, path, cell=2, edit_mode="delete")
+    after = path.read_bytes().decode()  # read_text() would turn CRLF into LF
+    # Expected: the same edits on the notebook, in the same style.
+    notebook.cells[3].source = "é = 1"
+    inserted = json.loads(after)["cells"][3]
+    notebook.cells.append(new_markdown_cell("ü", id=inserted["id"]))
+    del notebook.cells[1]
+    assert after == style(jupyter(notebook))
+    # The first cell's bytes were never touched.
+    first = before[: before.index('"id": "run"')]
+    assert after.startswith(first[: first.rindex("{")])
+
+
+# --- addressing ------------------------------------------------------------------------
+
+
+async def test_cell_by_id_and_by_number_as_text(client: Client[Any], case: Path) -> None:
+    path = case / "n.ipynb"
+    await prepared(client, path, jupyter(sample()))
+    await edit(client, path, cell="never", new_source="by id")
+    await edit(client, path, cell="3", new_source="by number")
+    cells = cells_of(path.read_text())
+    assert [cells[3][1], cells[2][1]] == ["by id", "by number"]
+
+
+async def test_an_id_made_of_digits_is_an_id_first(client: Client[Any], case: Path) -> None:
+    path = case / "n.ipynb"
+    notebook = new_notebook(cells=[new_code_cell("a", id="x"), new_code_cell("b", id="1")])
+    await prepared(client, path, jupyter(notebook))
+    await edit(client, path, cell="1", new_source="second")
+    await edit(client, path, cell=1, new_source="first")
+    assert [c[1] for c in cells_of(path.read_text())] == ["first", "second"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"cell": 5, "new_source": "x"}, "cell: 5 is out of range: its cells are numbered 1 to 4"),
+        ({"cell": 0, "new_source": "x"}, "cell: 0 is out of range: its cells are numbered 1 to 4"),
+        ({"cell": -1, "edit_mode": "delete"}, "cell: -1 is out of range"),
+        (
+            {"cell": 5, "edit_mode": "insert", "new_source": "x", "cell_type": "code"},
+            "cell: 5 is out of range for {path}: give 0 to insert first, or 1 to 4 to insert "
+            "after that cell",
+        ),
+        ({"cell": "nope", "new_source": "x"}, "cell: no cell of {path} has the id 'nope'"),
+        ({"cell": "9" * 40, "new_source": "x"}, "cell: that number is out of range"),
+        ({"cell": "", "new_source": "x"}, "cell: must not be empty"),
+        ({"cell": 1}, "new_source: required to replace a cell"),
+        (
+            {"cell": 1, "edit_mode": "insert", "new_source": "x"},
+            "cell_type: required to insert a cell (code or markdown)",
+        ),
+    ],
+    ids=["past", "zero", "negative", "insert", "id", "long", "empty", "source", "type"],
+)
+async def test_invalid_cells_and_arguments(
+    client: Client[Any], case: Path, arguments: dict[str, Any], message: str
+) -> None:
+    path = case / "n.ipynb"
+    before = await prepared(client, path, jupyter(sample()))
+    inode = path.stat().st_ino
+    result = await edit(client, path, **arguments)
+    assert error_text(result).startswith("[INVALID_INPUT] " + message.format(path=path))
+    assert path.read_text() == before
+    assert path.stat().st_ino == inode
+
+
+async def test_no_ids_before_nbformat_4_5(client: Client[Any], case: Path) -> None:
+    path = case / "n.ipynb"
+    await prepared(client, path, jupyter(nbformat.from_dict(without_ids(as_json(sample())))))
+    result = await edit(client, path, cell="intro", new_source="x")
+    assert error_text(result) == (
+        f"[INVALID_INPUT] cell: the cells of {path} have no ids (nbformat 4.4); give the "
+        "cell's number, 1 to 4"
+    )
+
+
+async def test_bad_argument_types(client: Client[Any], case: Path) -> None:
+    path = case / "n.ipynb"
+    await prepared(client, path, jupyter(sample()))
+    for arguments in (
+        {"cell": 1.5, "new_source": "x"},
+        {"cell": True, "new_source": "x"},
+        {"cell": 1, "new_source": "x", "edit_mode": "move"},
+        {"cell": 1, "new_source": "x", "cell_type": "raw"},
+    ):
+        assert error_text(await edit(client, path, **arguments)).startswith("[INVALID_INPUT] ")
+
+
+# --- what is not a notebook ------------------------------------------------------------
+
+
+async def test_only_notebooks(client: Client[Any], case: Path) -> None:
+    path = case / "n.json"
+    await prepared(client, path, jupyter(sample()))
+    assert error_text(await edit(client, path, cell=1, new_source="x")) == (
+        f"[INVALID_INPUT] path: {path} is not a notebook (.ipynb); use str_replace for other files"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ('{"cells": [}', "not valid JSON: Expecting value: line 1 column 12 (char 11)"),
+        ('{"nbformat": 3, "nbformat_minor": 0, "worksheets": []}', "nbformat 3: only"),
+        ("[]", "the JSON is a list, not a notebook object"),
+    ],
+    ids=["json", "v3", "list"],
+)
+async def test_not_a_notebook(client: Client[Any], case: Path, text: str, reason: str) -> None:
+    path = case / "n.ipynb"
+    await prepared(client, path, text)
+    message = error_text(await edit(client, path, cell=1, new_source="x"))
+    assert message.startswith(f"[NOTEBOOK_INVALID] {path} cannot be edited as a notebook: {reason}")
+    assert message.endswith(". view shows it as text; str_replace can fix it")
+    assert path.read_text() == text
+
+
+async def test_an_edit_that_would_make_it_invalid(client: Client[Any], case: Path) -> None:
+    # Markdown metadata may hold anything; a code cell's "collapsed" must be a boolean.
+    path = case / "n.ipynb"
+    content = as_json(sample())
+    content["cells"][0]["metadata"] = {"collapsed": "yes"}
+    before = await prepared(client, path, jupyter(nbformat.from_dict(content)))
+    result = await edit(client, path, cell=1, new_source="x", cell_type="code")
+    assert error_text(result).startswith(
+        f"[NOTEBOOK_INVALID] the edit would leave {path} invalid, so it was not made: not a "
+        "valid nbformat 4 notebook: cell 1, metadata.collapsed: 'yes' is not of type 'boolean'"
+    )
+    assert path.read_text() == before
+
+
+# --- the rules every edit follows ------------------------------------------------------
+
+
+async def test_view_first(case: Path) -> None:
+    path = case / "n.ipynb"
+    path.write_text(jupyter(sample()))
+    async with app_client(workdir=case) as fresh:
+        assert error_text(await edit(fresh, path, cell=1, new_source="x")) == (
+            f"[FILE_NOT_VIEWED] file {path} must be viewed before editing. Use the view tool first."
+        )
+        await fresh.call_tool("view", {"path": str(path)})
+        assert not (await edit(fresh, path, cell=1, new_source="x")).is_error
+        # The file it edited counts as viewed; so does one it inserted into.
+        assert not (await edit(fresh, path, cell=1, new_source="y")).is_error
+
+
+async def test_scope(case: Path) -> None:
+    secret = case / "secret"
+    secret.mkdir()
+    path = secret / "n.ipynb"
+    path.write_text(jupyter(sample()))
+    async with app_client("--deny-dir", "**/secret", workdir=case) as denied:
+        result = await edit(denied, path, cell=1, new_source="x")
+    assert error_text(result).startswith("[ACCESS_DENIED] ")
+    assert path.read_text() == jupyter(sample())
+
+
+async def test_size_limit(case: Path) -> None:
+    path = case / "n.ipynb"
+    text = jupyter(sample())
+    path.write_text(text)
+    limit = f"{len(text.encode()) + 100}B"
+    async with app_client("--max-file-size", limit, workdir=case) as small:
+        await small.call_tool("view", {"path": str(path)})
+        result = await edit(small, path, cell=1, new_source="x" * 200)
+        assert error_text(result).startswith("[FILE_TOO_LARGE] the edited file would be ")
+        assert not (await edit(small, path, cell=1, new_source="x" * 10)).is_error
+    async with app_client("--max-file-size", "100B", "--require-view-before-edit", "false") as s:
+        result = await edit(s, path, cell=1, new_source="x")
+    assert error_text(result).startswith(f"[FILE_TOO_LARGE] {path} is ")
+
+
+async def test_one_write_that_keeps_the_file(client: Client[Any], case: Path) -> None:
+    path = case / "n.ipynb"
+    await prepared(client, path, jupyter(sample()))
+    os.chmod(path, 0o600)
+    other = case / "link.ipynb"
+    os.link(path, other)
+    inode = path.stat().st_ino
+    await edit(client, path, cell=1, new_source="x")
+    assert path.stat().st_ino == inode  # a hard link: written in place, after a backup
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert other.read_text() == path.read_text()
+    assert sorted(p.name for p in case.iterdir()) == ["link.ipynb", "n.ipynb"]
+
+
+async def test_outputs_of_other_cells_stay(client: Client[Any], case: Path) -> None:
+    path = case / "n.ipynb"
+    notebook = sample()
+    notebook.cells.append(
+        new_code_cell("z", id="z", outputs=[new_output("stream", name="stdout", text="kept")])
+    )
+    await prepared(client, path, jupyter(notebook))
+    await edit(client, path, cell="run", new_source="again")
+    assert json.loads(path.read_text())["cells"][4]["outputs"] == [
+        {"name": "stdout", "output_type": "stream", "text": ["kept"]}
+    ]

@@ -1,0 +1,307 @@
+"""view of a Jupyter notebook through a real client: cells, outputs of each kind, the cut of
+long outputs, images as image content, view_range over cells, and files that are not
+nbformat 4 notebooks shown as text with the reason (README "Notebooks").
+
+The notebooks are written by nbformat itself (tests/notebooks.py).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from fastmcp import Client
+from mcp_types import ImageContent, TextContent
+from nbformat.v3 import new_code_cell as v3_code_cell
+from nbformat.v3 import new_notebook as v3_notebook
+from nbformat.v3 import new_worksheet
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+from tests.inprocess import app_client
+from tests.notebooks import PNG, jupyter, sample
+from tests.support import error_text, ok_text
+
+pytestmark = pytest.mark.anyio
+
+
+async def view(client: Client[Any], path: Path, view_range: list[int] | None = None) -> Any:
+    args: dict[str, Any] = {"path": str(path)}
+    if view_range is not None:
+        args["view_range"] = view_range
+    return await client.call_tool("view", args, raise_on_error=False)
+
+
+def write(path: Path, notebook: Any) -> Path:
+    path.write_text(jupyter(notebook), encoding="utf-8")
+    return path
+
+
+SAMPLE_VIEW = """\
+[notebook] 4 cells, nbformat 4.5, python
+[cell 1] markdown id=intro
+1\t# Title
+2\tSome *text*
+[cell 2] code id=run execution_count=3
+1\tprint("hi")
+2\t1 / 0
+[output] stream stdout
+| hi
+[output] error ZeroDivisionError: division by zero
+| ZeroDivisionError: division by zero
+[cell 3] raw id=raw
+1\traw text
+[cell 4] code id=never execution_count=none
+1\tx = 1
+"""
+
+
+async def test_cells_with_sources_and_outputs(client: Client[Any], case: Path) -> None:
+    path = write(case / "a.ipynb", sample())
+    assert ok_text(await view(client, path)) == SAMPLE_VIEW
+
+
+async def test_results_markdown_html_widgets_and_images(client: Client[Any], case: Path) -> None:
+    png = base64.b64encode(PNG).decode()
+    widget = "application/vnd.jupyter.widget-view+json"
+    notebook = new_notebook(
+        cells=[
+            new_code_cell(
+                "show()",
+                id="c",
+                execution_count=1,
+                outputs=[
+                    new_output(
+                        "execute_result",
+                        data={"text/plain": "   a\n0  1", "text/html": "<table/>"},
+                        execution_count=1,
+                    ),
+                    new_output(
+                        "display_data",
+                        data={"text/markdown": "**bold**", "text/plain": "<Markdown>"},
+                    ),
+                    new_output("display_data", data={"image/png": png, "text/plain": "<Figure>"}),
+                    new_output("display_data", data={widget: {"model_id": "m"}}),
+                    new_output("display_data", data={"image/svg+xml": "<svg/>"}),
+                    new_output("stream", name="stderr", text="\x1b[33mwarning\x1b[0m\n"),
+                ],
+            )
+        ]
+    )
+    result = await view(client, write(case / "r.ipynb", notebook))
+    assert not result.is_error
+    text, *images = result.content
+    assert isinstance(text, TextContent)
+    assert text.text == (
+        "[notebook] 1 cell, nbformat 4.5\n"
+        "[cell 1] code id=c execution_count=1\n"
+        "1\tshow()\n"
+        "[output] execute_result text/plain; not shown: text/html\n"
+        "|    a\n"
+        "| 0  1\n"
+        "[output] display_data text/markdown; not shown: text/plain\n"
+        "| **bold**\n"
+        "[output] display_data image/png (image 1), text/plain\n"
+        "| <Figure>\n"
+        f"[output] display_data (no data); not shown: {widget}\n"
+        "[output] display_data image/svg+xml (image 2)\n"
+        "[output] stream stderr\n"
+        "| warning\n"
+    )
+    assert [(i.type, i.mime_type) for i in images if isinstance(i, ImageContent)] == [
+        ("image", "image/png"),
+        ("image", "image/svg+xml"),
+    ]
+    assert isinstance(images[0], ImageContent)
+    assert base64.b64decode(images[0].data) == PNG
+    assert isinstance(images[1], ImageContent)
+    assert base64.b64decode(images[1].data) == b"<svg/>"
+
+
+async def test_images_that_are_not_images_are_named(client: Client[Any], case: Path) -> None:
+    notebook = new_notebook(
+        cells=[
+            new_code_cell(
+                "",
+                id="c",
+                outputs=[
+                    new_output("display_data", data={"image/png": "not base64!"}),
+                    new_output(
+                        "display_data", data={"image/jpeg": base64.b64encode(b"text").decode()}
+                    ),
+                ],
+            )
+        ]
+    )
+    result = await view(client, write(case / "i.ipynb", notebook))
+    assert len(result.content) == 1
+    assert ok_text(result).splitlines()[2:] == [
+        "[output] display_data image/png (not attached: not valid base64)",
+        "[output] display_data image/jpeg (not attached: not an image)",
+    ]
+
+
+async def test_long_output_keeps_head_and_tail(client: Client[Any], case: Path) -> None:
+    lines = [f"step {n:05d}" for n in range(2000)]  # 10 characters each, 21,999 in all
+    output = new_output("stream", name="stdout", text="\n".join(lines) + "\n")
+    notebook = new_notebook(cells=[new_code_cell("train()", id="t", outputs=[output])])
+    shown = ok_text(await view(client, write(case / "long.ipynb", notebook))).splitlines()
+    body = shown[4:]
+    # Whole lines from the first 1000 and the last 1000 characters.
+    head = [f"| {line}" for line in lines[:90]]
+    tail = [f"| {line}" for line in lines[-90:]]
+    cut = 21_999 - 90 * 11 * 2 + 2  # the two newlines next to the cut are not shown either
+    assert body == [*head, f"[... {cut:,} characters of this output not shown ...]", *tail]
+
+
+async def test_carriage_returns_settled_and_ansi_removed(client: Client[Any], case: Path) -> None:
+    output = new_output(
+        "stream", name="stdout", text="10%\r50%\r100%\n\x1b]0;title\x07\x1b[1mdone\x1b[0m\n"
+    )
+    notebook = new_notebook(cells=[new_code_cell("", id="p", outputs=[output])])
+    shown = ok_text(await view(client, write(case / "p.ipynb", notebook)))
+    assert shown.splitlines()[2:] == ["[output] stream stdout", "| 100%", "| done"]
+
+
+async def test_view_range_selects_cells(client: Client[Any], case: Path) -> None:
+    path = write(case / "a.ipynb", sample())
+    expected = SAMPLE_VIEW.split("[cell 2]")[1].split("[cell 4]")[0]
+    assert ok_text(await view(client, path, [2, 3])) == (
+        "[notebook] 4 cells (showing cells 2 to 3), nbformat 4.5, python\n[cell 2]" + expected
+    )
+    last = "[notebook] 4 cells (showing cell 4), nbformat 4.5, python\n" + (
+        "[cell 4]" + SAMPLE_VIEW.split("[cell 4]")[1]
+    )
+    assert ok_text(await view(client, path, [4, 4])) == last
+    assert ok_text(await view(client, path, [4, 99])) == last
+    assert ok_text(await view(client, path, [4, -1])) == last
+
+
+@pytest.mark.parametrize(
+    ("view_range", "message"),
+    [
+        ([0, 2], "[INVALID_INPUT] view_range start must be 1 or more, got 0"),
+        ([3, 2], "[INVALID_INPUT] view_range start 3 is greater than end 2"),
+        ([5, 9], "[INVALID_INPUT] start 5 exceeds total cells 4 in "),
+    ],
+)
+async def test_view_range_errors_as_for_lines(
+    client: Client[Any], case: Path, view_range: list[int], message: str
+) -> None:
+    path = write(case / "a.ipynb", sample())
+    assert error_text(await view(client, path, view_range)).startswith(message)
+
+
+async def test_a_long_notebook_is_cut_at_a_cell(client: Client[Any], case: Path) -> None:
+    source = "\n".join(f"x{n} = {n}" for n in range(99))  # 100 lines with the header
+    notebook = new_notebook(cells=[new_code_cell(source, id=f"c{n}") for n in range(1, 31)])
+    shown = ok_text(await view(client, write(case / "big.ipynb", notebook)))
+    lines = shown.splitlines()
+    assert lines[0] == "[notebook] 30 cells, nbformat 4.5"
+    assert lines[-1] == (
+        "[Truncated: cells 21 to 30 not shown. Use view_range [21, 30] to see them.]"
+    )
+    assert len(lines) == 1 + 20 * 100 + 1
+    assert lines[-2] == "99\tx98 = 98"
+
+
+async def test_notebooks_without_ids(client: Client[Any], case: Path) -> None:
+    notebook = new_notebook(cells=[new_markdown_cell("hi"), new_code_cell("x")])
+    notebook.nbformat_minor = 4
+    for cell in notebook.cells:
+        del cell["id"]
+    assert ok_text(await view(client, write(case / "old.ipynb", notebook))) == (
+        "[notebook] 2 cells, nbformat 4.4\n"
+        "[cell 1] markdown\n1\thi\n"
+        "[cell 2] code execution_count=none\n1\tx\n"
+    )
+
+
+async def test_invalid_json_is_shown_as_text_with_the_reason(
+    client: Client[Any], case: Path
+) -> None:
+    (case / "bad.ipynb").write_text('{\n "cells": [\n  {,\n ]\n}\n')
+    assert ok_text(await view(client, case / "bad.ipynb")) == (
+        "[Shown as text, not as notebook cells: not valid JSON: Expecting property name "
+        "enclosed in double quotes: line 3 column 4 (char 17)]\n"
+        '1\t{\n2\t "cells": [\n3\t  {,\n4\t ]\n5\t}\n'
+    )
+    # view_range then counts lines.
+    assert ok_text(await view(client, case / "bad.ipynb", [2, 2])).endswith('\n2\t "cells": [\n')
+
+
+async def test_an_nbformat_3_notebook_is_shown_as_text(client: Client[Any], case: Path) -> None:
+    old = v3_notebook(worksheets=[new_worksheet(cells=[v3_code_cell(input="x = 1")])])
+    text = nbformat.writes(old, version=3)
+    (case / "v3.ipynb").write_text(text)
+    shown = ok_text(await view(client, case / "v3.ipynb"))
+    first, rest = shown.split("\n", 1)
+    assert first == (
+        "[Shown as text, not as notebook cells: nbformat 3: only nbformat 4 notebooks are "
+        "read as cells]"
+    )
+    assert rest.startswith(" 1\t{\n")
+    assert len(rest.splitlines()) == len(text.splitlines())
+
+
+@pytest.mark.parametrize(
+    ("edit", "reason"),
+    [
+        (
+            lambda nb: nb["cells"][1].pop("outputs"),
+            "not a valid nbformat 4 notebook: cell 2: 'outputs' is a required property",
+        ),
+        (
+            lambda nb: nb["cells"][1].update(id="intro"),
+            "not a valid nbformat 4 notebook: cell 2: cell id 'intro' is not unique",
+        ),
+        (
+            lambda nb: nb.pop("nbformat"),
+            "no nbformat version: not a Jupyter notebook",
+        ),
+        (
+            lambda nb: nb.update(nbformat_minor="5"),
+            "nbformat_minor is not a whole number",
+        ),
+    ],
+    ids=["schema", "ids", "version", "minor"],
+)
+async def test_an_invalid_notebook_is_shown_as_text(
+    client: Client[Any], case: Path, edit: Any, reason: str
+) -> None:
+    content = json.loads(jupyter(sample()))
+    edit(content)
+    (case / "x.ipynb").write_text(json.dumps(content, indent=1))
+    shown = ok_text(await view(client, case / "x.ipynb"))
+    assert shown.split("\n", 1)[0] == f"[Shown as text, not as notebook cells: {reason}]"
+
+
+async def test_not_utf8(client: Client[Any], case: Path) -> None:
+    (case / "latin.ipynb").write_bytes(b'{"caf\xe9": 1}\n')
+    assert ok_text(await view(client, case / "latin.ipynb")) == (
+        "[Shown as text, not as notebook cells: not UTF-8 text (byte 5 is not UTF-8)]\n"
+        '1\t{"caf\ufffd": 1}\n'
+    )
+
+
+async def test_other_names_are_plain_json(client: Client[Any], case: Path) -> None:
+    path = write(case / "a.json", sample())
+    assert ok_text(await view(client, path)).startswith(' 1\t{\n 2\t "cells": [\n')
+
+
+async def test_size_limit(case: Path) -> None:
+    path = write(case / "a.ipynb", sample())
+    async with app_client("--max-file-size", "100B", workdir=case) as small:
+        assert error_text(await view(small, path)).startswith("[FILE_TOO_LARGE] ")
+
+
+async def test_compat_editor_shows_the_same(case: Path) -> None:
+    path = write(case / "a.ipynb", sample())
+    async with app_client("--anthropic-compat", workdir=case) as compat:
+        result = await compat.call_tool(
+            "str_replace_editor", {"command": "view", "path": str(path)}, raise_on_error=False
+        )
+    assert ok_text(result) == SAMPLE_VIEW
