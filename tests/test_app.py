@@ -36,7 +36,7 @@ async def test_argument_errors_are_invalid_input_results(tmp_path: Path) -> None
             "create_file, notebook_edit, grep, glob"
         )
         # The server is still serving after all of that.
-        assert len(await client.list_tools()) == 10
+        assert len(await client.list_tools()) == 11
 
 
 @pytest.mark.parametrize(

@@ -185,7 +185,7 @@ async def test_http(pyz: Path, run_dir: tuple[Path, dict[str, str]]) -> None:
             result = client.initialize_result
             assert result is not None
             assert result.instructions == f"Working directory: {os.path.realpath(workdir)}"
-            assert len(await client.list_tools()) == 10
+            assert len(await client.list_tools()) == 11
         assert "FastMCP" not in server.stderr()  # no banner
 
 

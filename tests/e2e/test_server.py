@@ -87,7 +87,7 @@ def test_stdio_answers_malformed_lines_and_keeps_serving(raw: RawStdio) -> None:
         "error": {"code": -32601, "message": "Method not found", "data": "no/such/method"},
     }
     raw.send({"jsonrpc": "2.0", "id": 6, "method": "tools/list"})
-    assert len(raw.receive()["result"]["tools"]) == 10
+    assert len(raw.receive()["result"]["tools"]) == 11
 
 
 def test_stdio_eof_exits_cleanly_with_logs_only_on_stderr(raw: RawStdio) -> None:
