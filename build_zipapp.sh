@@ -11,8 +11,8 @@
 # once for each Python 3.10-3.14, and picks the set of the interpreter it runs under
 # (scripts/build_pyz.py, scripts/pyz_start.py). The builds fail if any wheel is missing
 # for a target, and every native binary inside is checked for its architecture.
-# Needs pip and the package index (or pip's cache); PYTHON (default python3, 3.10+)
-# runs the build.
+# Needs the package index (or uv's cache); PYTHON (default python3, 3.10+) runs the build,
+# with the uv and shiv installed beside it, on PATH, or else into build/pyz/tools by pip.
 set -euo pipefail
 cd "$(dirname "$0")"
 

@@ -91,7 +91,8 @@ def combo_name(combo: Combo) -> str:
 
 def tool(name: str, version: str) -> list[str]:
     """The command of a build tool: the build interpreter's, one on PATH, or one installed
-    into build/pyz/tools."""
+    into build/pyz/tools. (uv is told to trust the system's certificate store, as pip does,
+    so that a proxy's or a company's root certificate is trusted.)"""
     beside = Path(sys.executable).parent / name
     if beside.exists():
         return [str(beside)]
@@ -112,8 +113,8 @@ def boris_wheel() -> Path:
     shutil.rmtree(wheels, ignore_errors=True)
     subprocess.run(
         [
-            *tool("uv", UV_VERSION), "build", "--quiet", "--no-config", "--python",
-            sys.executable, "--wheel", "--out-dir", str(wheels),
+            *tool("uv", UV_VERSION), "build", "--quiet", "--no-config", "--system-certs",
+            "--python", sys.executable, "--wheel", "--out-dir", str(wheels),
         ],
         cwd=REPO,
         check=True,
@@ -139,7 +140,7 @@ def install(wheel: Path, combo: Combo) -> Path:
         env["MACOSX_DEPLOYMENT_TARGET"] = macos
     subprocess.run(
         [
-            *tool("uv", UV_VERSION), "pip", "install", "--quiet", "--no-config",
+            *tool("uv", UV_VERSION), "pip", "install", "--quiet", "--no-config", "--system-certs",
             "--python", sys.executable, "--target", str(site), "--only-binary", ":all:",
             "--python-version", version, "--python-platform", platform, str(wheel),
         ],

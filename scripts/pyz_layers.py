@@ -33,15 +33,22 @@ def add_layers(site_packages: str | Path, combo: str, force: bool = False) -> No
     Each layer is unpacked into a directory of its own and renamed into place, so a
     start that is interrupted, or two first starts at once, never leave half a layer.
     """
-    archive = os.path.dirname(os.path.abspath(__file__))
     site = os.path.abspath(site_packages)
     root = os.path.join(os.path.dirname(site), NATIVES)
-    with zipfile.ZipFile(archive) as zf:
-        layers: list[str] = json.loads(zf.read(MANIFEST))["layers"][combo]
-        paths = [os.path.join(root, layer) for layer in layers]
-        for layer, path in zip(layers, paths, strict=True):
-            if force or not os.path.isdir(path):
-                os.makedirs(root, exist_ok=True)
+    # Read through the zipimporter that loaded this module: it has the archive's
+    # directory already, which a ZipFile reads again (needed only to unpack).
+    manifest = json.loads(__loader__.get_data(MANIFEST))  # type: ignore[name-defined]
+    layers: list[str] = manifest["layers"][combo]
+    paths = [os.path.join(root, layer) for layer in layers]
+    missing = [
+        (layer, path)
+        for layer, path in zip(layers, paths, strict=True)
+        if force or not os.path.isdir(path)
+    ]
+    if missing:
+        os.makedirs(root, exist_ok=True)
+        with zipfile.ZipFile(os.path.dirname(os.path.abspath(__file__))) as zf:
+            for layer, path in missing:
                 _unpack(zf, layer, path, force)
     if sys.dont_write_bytecode:
         _cache_bytecode(os.path.dirname(site))

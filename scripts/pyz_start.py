@@ -149,17 +149,20 @@ def _archive():  # type: () -> str
     return os.path.dirname(os.path.abspath(__file__))
 
 
-def _manifest(archive):  # type: (str) -> dict[str, Any]
-    import zipfile
+def read(name):  # type: (str) -> bytes
+    """A member of the archive, read through the zipimporter that loaded this module (it
+    has read the archive's directory already; a ZipFile would read it again)."""
+    return __loader__.get_data(name)  # type: ignore[name-defined,no-any-return]
 
-    with zipfile.ZipFile(archive) as zf:
-        return json.loads(zf.read(MANIFEST).decode("utf-8"))  # type: ignore[no-any-return]
+
+def _manifest():  # type: () -> dict[str, Any]
+    return json.loads(read(MANIFEST).decode("utf-8"))  # type: ignore[no-any-return]
 
 
 def main():  # type: () -> None
     """The archive's entry: refuse, or hand over to shiv's bootstrap."""
     archive = _archive()
-    reason = refusal(os.path.basename(archive), found(), _manifest(archive))
+    reason = refusal(os.path.basename(archive), found(), _manifest())
     if reason is not None:
         sys.stderr.write(reason + "\n")
         sys.exit(2)
