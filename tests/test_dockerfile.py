@@ -1,4 +1,5 @@
-"""The Dockerfile has what the image needs (no container engine runs in CI, so it is parsed)."""
+"""The Dockerfile has what the image needs, read from its text; tests/e2e/test_docker.py
+builds the image and runs it."""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ def test_multi_stage_build_uses_the_release_script() -> None:
     assert len(stages()) >= 2
     assert build[0][1].startswith("python:3.11")
     assert build[0][1].endswith(" AS build")
-    assert ("RUN", "./build_zipapp.sh") in build
+    runs = [rest for keyword, rest in build if keyword == "RUN"]
+    assert runs == ["./build_zipapp.sh && mv dist/boris-linux-*.pyz dist/boris.pyz"]
 
 
 def test_final_stage_is_slim_python_with_only_the_pyz() -> None:
@@ -58,9 +60,21 @@ def test_healthcheck_probes_health() -> None:
     assert "/health" in checks[0]
 
 
-def test_entrypoint_runs_the_pyz_under_an_init() -> None:
-    # An init as PID 1 reaps the orphans commands leave behind.
+def test_entrypoint_runs_the_pyz_under_an_init_on_every_interface() -> None:
+    # An init as PID 1 reaps the orphans commands leave behind. The HTTP default host is
+    # loopback, which a published port cannot reach.
     entrypoints = [rest for keyword, rest in stages()[-1] if keyword == "ENTRYPOINT"]
     assert len(entrypoints) == 1
     argv = json.loads(entrypoints[0])
-    assert argv[:4] == ["/usr/bin/tini", "--", "python3", "/usr/local/bin/boris.pyz"]
+    assert argv == [
+        "/usr/bin/tini",
+        "--",
+        "python3",
+        "/usr/local/bin/boris.pyz",
+        "--transport",
+        "http",
+        "--host",
+        "0.0.0.0",
+        "--port",
+        "8080",
+    ]
