@@ -31,6 +31,6 @@ WORKDIR /workspace
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
     CMD ["python3", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8080/health', timeout=4)"]
-# Listens on every interface of the container: give it a token (--token or
-# --generate-token), anyone who reaches the port can run commands.
+# Listens on every interface of the container, so Boris starts only with --token or
+# --generate-token given after the image name (or --allow-unauthenticated).
 ENTRYPOINT ["/usr/bin/tini", "--", "python3", "/usr/local/bin/boris.pyz", "--transport", "http", "--host", "0.0.0.0", "--port", "8080"]

@@ -14,10 +14,7 @@ is also run with it, with the flags that make it walk the tree as Boris does:
 
     every search  --hidden --no-require-git      dotfiles searched; .gitignore files apply
                                                  outside a git repository too
-                  --no-ignore-dot --no-ignore-exclude --no-ignore-global
-                                                 only .gitignore files count (not .ignore,
-                                                 .rgignore, .git/info/exclude, git's global
-                                                 excludes)
+                  --no-ignore-global             git's global excludes file is not read
                   -g '!node_modules'             skipped at any depth (.git rg skips itself)
     grep          --follow                       symlinked directories are searched
                   --max-filesize 10M             files over --max-file-size (10 MiB) skipped
@@ -69,8 +66,6 @@ RG_FACTOR = {"grep": 1.3, "glob": 1.2}
 RG_WALK = [
     "--hidden",
     "--no-require-git",
-    "--no-ignore-dot",
-    "--no-ignore-exclude",
     "--no-ignore-global",
     "-g",
     "!node_modules",

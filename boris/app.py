@@ -19,11 +19,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from boris import __version__, toolset
-from boris.edge import CallGuard, EdgeTool
+from boris.edge import CallGuard, CallScreen, EdgeTool
 from boris.files.scope import PathScope
 from boris.session import Runtime, SessionStore
 from boris.settings import Settings
 from boris.shell.process import detect_shell
+from boris.text import printable
 from boris.tools import (
     bash,
     create_file,
@@ -99,11 +100,13 @@ class _SessionState:
 
 
 class _BorisMCP(FastMCP[Any]):
-    """FastMCP with its session state in a dict (see :class:`_SessionState`)."""
+    """FastMCP with its session state in a dict (see :class:`_SessionState`), and the
+    first checks of a tool call for the transports (:func:`call_screen`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._session_state = _SessionState()
+        self.screen = CallScreen([])
 
     @property
     def _state_store(self) -> Any:  # fastmcp's type: its py-key-value adapter
@@ -128,7 +131,7 @@ def build_app(settings: Settings, shell: str | None = None) -> FastMCP[Any]:
             with anyio.CancelScope(shield=True):
                 await sessions.close_all()
 
-    mcp: FastMCP[Any] = _BorisMCP(
+    mcp = _BorisMCP(
         "boris",
         instructions=instructions(settings),
         version=__version__,
@@ -141,18 +144,29 @@ def build_app(settings: Settings, shell: str | None = None) -> FastMCP[Any]:
     )
     compat = settings.anthropic_compat
     functions = _COMPAT_FUNCTIONS if compat else _FUNCTIONS
+    removed = toolset.removed(compat, settings.disable_tools)
+    served = []
     for name in toolset.served(compat):
         tool = EdgeTool.of(functions[name], pairs=_NAME_PAIRS.get(name))
         mcp.add_tool(tool.model_copy(update={"description": describe(tool, settings)}))
-    removed = toolset.removed(compat, settings.disable_tools)
+        if name not in removed:
+            served.append(tool)
     if removed:
         mcp.disable(names=removed, components={"tool"})
+    mcp.screen = CallScreen(served)
 
     @mcp.custom_route("/health", methods=["GET"])
     async def health(request: Request) -> JSONResponse:
         return JSONResponse({"status": "ok"})
 
     return mcp
+
+
+def call_screen(mcp: FastMCP[Any]) -> CallScreen:
+    """The first checks of a tool call to the app ``mcp`` (one :func:`build_app` made),
+    which a transport makes before the SDK sees the message."""
+    assert isinstance(mcp, _BorisMCP), mcp
+    return mcp.screen
 
 
 def describe(tool: EdgeTool, settings: Settings) -> str:
@@ -177,10 +191,14 @@ def describe(tool: EdgeTool, settings: Settings) -> str:
 
 
 def instructions(settings: Settings) -> str:
-    """The initialize result's instructions: where the session starts, and the scope."""
+    """The initialize result's instructions: where the session starts, and the scope.
+
+    Valid Unicode whatever the paths: bytes of a name that are not UTF-8 (a ``--workdir``
+    of another encoding) show as U+FFFD, as in every tool result.
+    """
     text = f"Working directory: {settings.workdir}"
     if settings.allow_dirs:
         text += f"\nAllowed directories: {', '.join(settings.allow_dirs)}"
     if settings.deny_dirs:
         text += f"\nDenied patterns: {', '.join(settings.deny_dirs)}"
-    return text
+    return printable(text)

@@ -2,15 +2,19 @@
 
 Every tool call passes here on its way in and out:
 
-- an argument holding a lone surrogate is refused before any tool sees it, and so
-  is a call of a tool that is not served (``[INVALID_INPUT] unknown tool 'x';
+- a call of a tool that is not served is refused (``[INVALID_INPUT] unknown tool 'x';
   available: …``);
-- arguments are validated strictly (a string where an integer belongs is the
-  client's mistake, not something to coerce), and a bad one is named in an
+- the arguments are checked against the tool's schema before anything walks them
+  (:mod:`boris.arguments`: unknown names, lists longer than allowed, lone surrogates);
+- they are then validated strictly (a string where an integer belongs is the client's
+  mistake, not something to coerce), and a bad one is named in an
   ``[INVALID_INPUT] <argument>: <what is wrong>`` result;
 - a :class:`~boris.errors.BorisError` raised below becomes its ``[CODE] message``
   result with ``isError: true``;
 - every text that goes back is valid Unicode (:func:`boris.text.printable`).
+
+The transports make the first two checks themselves, in the thread that reads a
+message (:class:`CallScreen`), so that a call they refuse never reaches the SDK.
 
 Failures are caught in the tool's own dispatch (:class:`EdgeTool`) rather than in
 middleware: fastmcp logs any other exception escaping a tool as an ERROR with its
@@ -25,7 +29,7 @@ import logging
 import sys
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Annotated, Any
 
 import mcp_types
@@ -37,8 +41,8 @@ from fastmcp.tools.function_tool import FunctionTool
 from pydantic import Field, Strict
 from pydantic import ValidationError as PydanticValidationError
 
+from boris.arguments import check_arguments
 from boris.errors import BorisError, Code
-from boris.files.edit import encode_argument
 from boris.text import printable
 from boris.tools import Unlisted
 
@@ -56,6 +60,8 @@ class EdgeTool(FunctionTool):
 
     #: Other names clients may give an argument by: the unlisted name → the listed one.
     aliases: dict[str, str] = Field(default_factory=dict)
+    #: The input schema with the unlisted parameters too: what a call may hold.
+    accepted: dict[str, Any] = Field(default_factory=dict)
 
     @classmethod
     def of(cls, fn: Callable[..., Any], *, pairs: Mapping[str, str] | None = None) -> EdgeTool:
@@ -79,22 +85,44 @@ class EdgeTool(FunctionTool):
                 aliases[second] = first
             elif second in properties and first not in properties:
                 aliases[first] = second
-        served = tool.model_copy(update={"parameters": parameters, "aliases": aliases})
+        served = tool.model_copy(
+            update={"parameters": parameters, "aliases": aliases, "accepted": schema}
+        )
         assert isinstance(served, EdgeTool)
         return served
 
+    def check(self, arguments: Mapping[str, Any]) -> None:
+        """Refuse arguments this tool cannot take, before anything walks them
+        (:func:`boris.arguments.check_arguments`). Raises BorisError."""
+        check_arguments(arguments, self.accepted, self.aliases)
+
     async def _run(self, arguments: dict[str, Any]) -> ToolResult:
+        try:
+            self.check(arguments)
+        except BorisError as error:
+            return failure(error)
         arguments, given_as = self._listed_names(arguments)
         try:
             result = await self.run(arguments)
         except BorisError as error:
             return failure(error)
-        except ValidationError as exc:
-            return failure(_invalid_arguments(exc, given_as))
+        except _InvalidArguments as invalid:
+            return failure(_invalid_arguments(invalid.error, given_as))
+        except ValidationError as exc:  # not pydantic's: said as it is
+            return failure(BorisError(Code.INVALID_INPUT, str(exc)))
         try:
             return _printable(result, self.name)
         except BorisError as error:
             return failure(error)
+
+    async def _execute(self, *args: Any, **kwargs: Any) -> Any:
+        # fastmcp turns an argument validation error into a text quoting the input (a
+        # repr of each bad value, however large) on the event loop; its error list is
+        # all Boris needs.
+        try:
+            return await super()._execute(*args, **kwargs)
+        except PydanticValidationError as exc:  # the arguments' (the body's are wrapped)
+            raise _InvalidArguments(exc) from None
 
     def _listed_names(self, arguments: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
         """``arguments`` with each alias put under the listed name it stands for, which it
@@ -124,15 +152,20 @@ def _unlisted(strict: Callable[..., Any]) -> set[str]:
     }
 
 
-def _invalid_arguments(exc: ValidationError, given_as: Mapping[str, str]) -> BorisError:
+class _InvalidArguments(Exception):
+    """A call's arguments failed validation (``error``)."""
+
+    def __init__(self, error: PydanticValidationError) -> None:
+        super().__init__()
+        self.error = error
+
+
+def _invalid_arguments(exc: PydanticValidationError, given_as: Mapping[str, str]) -> BorisError:
     """``INVALID_INPUT`` naming each bad argument; one that came by an alias is named by
     the alias, with the one problem of its value (not each branch of an optional type)."""
-    cause = exc.__cause__
-    if not isinstance(cause, PydanticValidationError):
-        return BorisError(Code.INVALID_INPUT, str(exc))
     problems = []
     reported: set[str] = set()
-    for error in cause.errors():
+    for error in exc.errors(include_url=False, include_input=False):
         loc = error.get("loc", ())
         if loc and loc[0] in given_as:
             alias = given_as[str(loc[0])]
@@ -196,50 +229,44 @@ def _printable(result: ToolResult, tool: str) -> ToolResult:
 
 
 class CallGuard(Middleware):
-    """Refuses, before any tool runs, a call whose arguments hold a lone surrogate and
-    a call of a tool that is not served."""
+    """Refuses a call of a tool that is not served."""
 
     async def on_call_tool(
         self, context: MiddlewareContext[Any], call_next: CallNext[Any, ToolResult]
     ) -> ToolResult:
         try:
-            check_arguments(context.message.arguments or {})
             return await call_next(context)
-        except BorisError as error:
-            return failure(error)
         except NotFoundError:
-            name = context.message.name
             assert context.fastmcp_context is not None
             tools = await context.fastmcp_context.fastmcp.list_tools()
-            available = ", ".join(t.name for t in tools)
-            return failure(
-                BorisError(Code.INVALID_INPUT, f"unknown tool {name!r}; available: {available}")
-            )
+            return failure(unknown_tool(context.message.name, [t.name for t in tools]))
 
 
-def check_arguments(arguments: Mapping[str, Any]) -> None:
-    """Refuse a tool call whose arguments hold a lone surrogate, naming the argument.
+def unknown_tool(name: str, available: Iterable[str]) -> BorisError:
+    return BorisError(
+        Code.INVALID_INPUT, f"unknown tool {name!r}; available: {', '.join(available)}"
+    )
 
-    JSON can carry one (``"\\ud800"``) but it is not Unicode text: no tool can use it,
-    and it cannot be written into a reply or a file. Nested values are named by their
-    path (``edits.0.old_str``). Raises BorisError (``INVALID_INPUT``).
-    """
-    pending: list[tuple[str, Any]] = [("", arguments)]
-    while pending:
-        name, value = pending.pop()
-        if isinstance(value, str):
-            if not value.isascii():
-                encode_argument(name, value)
-        elif isinstance(value, Mapping):
-            children = []
-            for key, child in value.items():
-                path = f"{name}.{key}" if name else str(key)
-                if not path.isascii():
-                    encode_argument(printable(path), str(key))
-                children.append((path, child))
-            pending.extend(reversed(children))
-        elif isinstance(value, list):
-            pending.extend(reversed([(f"{name}.{i}", child) for i, child in enumerate(value)]))
+
+class CallScreen:
+    """The first checks of a ``tools/call`` (the tool is served, its arguments are ones
+    it can take), for a transport to make before the SDK sees the message. Safe to use
+    from any thread: it only reads the tools."""
+
+    def __init__(self, tools: Iterable[EdgeTool]) -> None:
+        self._tools = {tool.name: tool for tool in tools}
+
+    def refusal(self, name: str, arguments: Mapping[str, Any]) -> str | None:
+        """The text of the result refusing a call of ``name`` with ``arguments``, or
+        None if the call may go on."""
+        tool = self._tools.get(name)
+        try:
+            if tool is None:
+                raise unknown_tool(name, self._tools)
+            tool.check(arguments)
+        except BorisError as error:
+            return printable(str(error))
+        return None
 
 
 def strictly_typed(fn: Callable[..., Any]) -> Callable[..., Any]:

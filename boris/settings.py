@@ -10,6 +10,7 @@ pydantic-settings' own CLI source splits and JSON-decodes list values
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import math
 import os
 import re
@@ -30,7 +31,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from boris import __version__
 from boris.files.scope import normalise_deny_pattern, resolve_allow_dir
-from boris.search.globs import pattern_problem, split_outside_braces
+from boris.search.globs import PatternError, pattern_problem, split_outside_braces
 from boris.toolset import valid_disable_names
 
 # Applied to the stripped value: one way to match any text, so linear in its length.
@@ -89,7 +90,9 @@ class Settings(BaseSettings):
     )
 
     port: Annotated[int, Field(ge=0, le=65535, description="HTTP listen port")] = 8080
-    host: Annotated[str, Field(description="HTTP bind address")] = "0.0.0.0"
+    host: Annotated[
+        str, Field(description="HTTP bind address; beyond loopback it needs a token")
+    ] = "127.0.0.1"
     transport: Annotated[
         Literal["http", "stdio"],
         Field(description="stdio: one client on stdin/stdout; http: streamable HTTP at /mcp"),
@@ -113,6 +116,9 @@ class Settings(BaseSettings):
     ] = 600
     generate_token: Annotated[
         bool, Field(description="generate a random token and print it to stderr")
+    ] = False
+    allow_unauthenticated: Annotated[
+        bool, Field(description="serve a non-loopback --host without a token, knowingly")
     ] = False
     disable_tools: Annotated[
         EnvList, Field(description="tool names not to serve (repeatable)")
@@ -164,8 +170,12 @@ class Settings(BaseSettings):
         for pattern in value:
             problem = pattern_problem(pattern)
             if problem is None:
-                normalised.append(normalise_deny_pattern(pattern, workdir))
-                problem = pattern_problem(normalised[-1])
+                try:
+                    normalised.append(normalise_deny_pattern(pattern, workdir))
+                except PatternError as exc:
+                    problem = str(exc)
+                else:
+                    problem = pattern_problem(normalised[-1])
             if problem:
                 raise ValueError(f"invalid deny pattern {pattern!r}: {problem}")
         return normalised
@@ -189,13 +199,40 @@ class Settings(BaseSettings):
                 f"unknown tool name {', '.join(repr(n) for n in unknown)} in --disable-tools; "
                 f"valid names {mode}: {', '.join(valid)}"
             )
+        if self.unauthenticated_beyond_loopback and not self.allow_unauthenticated:
+            raise ValueError(
+                f"--host {self.host} is reachable from other machines and no token is set: "
+                "anyone who can reach it could run commands; set --token or --generate-token, "
+                "or pass --allow-unauthenticated to accept that"
+            )
         if self.generate_token:
             self.token = secrets.token_hex(32)
         return self
 
     @property
+    def unauthenticated_beyond_loopback(self) -> bool:
+        """Whether HTTP would be served beyond this machine without a token."""
+        return (
+            self.transport == "http"
+            and self.token is None
+            and not self.generate_token
+            and not is_loopback_host(self.host)
+        )
+
+    @property
     def timeout_ms(self) -> int:
         return self.timeout * 1000
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether binding ``host`` serves this machine only: ``localhost`` or a loopback
+    address (127.0.0.0/8, ::1). Any other name may resolve to anything."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.removeprefix("[").removesuffix("]")).is_loopback
+    except ValueError:
+        return False
 
 
 def _existing_directory(path: str, resolved: str) -> str:
@@ -234,6 +271,7 @@ _HELP_GROUPS: dict[str, dict[str, str]] = {
         "port": "PORT",
         "token": "TOKEN",
         "generate_token": "{true,false}",
+        "allow_unauthenticated": "{true,false}",
         "allow_origins": "ORIGIN",
         "session_idle_timeout": "SECONDS",
     },

@@ -13,6 +13,12 @@ from collections.abc import Sequence
 #: The most characters a tool shows of one stream, listing or search output.
 LIMIT = 30_000
 
+#: What is wrong with a string holding a lone UTF-16 surrogate: JSON can carry one
+#: (``"\\ud800"``), but it is not Unicode text and cannot be written into a reply or a file.
+LONE_SURROGATE = "contains a lone UTF-16 surrogate, which is not valid Unicode text"
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
 # Lone surrogates that surrogateescape cannot turn back into bytes (a character class
 # on one character at a time: linear).
 _OTHER_SURROGATES = re.compile("[\ud800-\udc7f\udd00-\udfff]")
@@ -31,6 +37,12 @@ def printable(text: str) -> str:
         text = _OTHER_SURROGATES.sub("\ufffd", text)
         return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     return text
+
+
+def has_lone_surrogate(text: str) -> bool:
+    """Whether ``text`` holds a lone surrogate (a Python string holds no pairs: JSON's
+    escaped pairs are decoded into the character they stand for). Linear, no copy."""
+    return not text.isascii() and _SURROGATES.search(text) is not None
 
 
 def lines_within(lines: Sequence[str], limit: int = LIMIT) -> int:

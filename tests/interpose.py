@@ -1,10 +1,10 @@
 """Watching, and acting inside, another process's file operations (Linux).
 
-A fanotify permission event holds a process inside its ``open`` of a regular file until
-we answer. Marking a directory for ``FAN_OPEN_PERM`` on its children lets a test do
-something at the moment the server opens a file there, before the server's ``open``
-returns: deterministic, without sleeps or timing loops. fanotify needs CAP_SYS_ADMIN; the
-tests that use it skip without it, and only then (see Unavailable).
+A fanotify permission event holds a process inside its ``open`` (or ``read``) of a
+regular file until we answer. Marking a directory for ``FAN_OPEN_PERM`` on its children
+lets a test do something at the moment the server opens a file there, before the
+server's ``open`` returns: deterministic, without sleeps or timing loops. fanotify needs
+CAP_SYS_ADMIN; the tests that use it skip without it, and only then (see Unavailable).
 
 inotify reports every open in a directory, FIFOs and devices included, as it happens:
 what a call opened can be read once the call has returned.
@@ -26,6 +26,7 @@ _FAN_CLASS_CONTENT = 0x04
 _FAN_CLOEXEC = 0x01
 _FAN_MARK_ADD = 0x01
 _FAN_OPEN_PERM = 0x00010000
+_FAN_ACCESS_PERM = 0x00020000
 _FAN_EVENT_ON_CHILD = 0x08000000
 _FAN_ONDIR = 0x40000000
 _FAN_ALLOW = 0x01
@@ -73,23 +74,25 @@ def _failure(missing: set[int], what: str, path: Path | None = None) -> Exceptio
 
 @contextmanager
 def on_open(
-    directory: Path, react: Callable[[str], None], *, itself: bool = False
+    directory: Path, react: Callable[[str], None], *, itself: bool = False, reads: bool = False
 ) -> Iterator[list[str]]:
-    """Call ``react(name)`` whenever any process opens a file directly in ``directory``.
+    """Call ``react(name)`` whenever any process opens a file directly in ``directory``
+    (with ``reads``: whenever it reads one, at each read).
 
     With ``itself``, opens of ``directory`` itself count too (``name`` is its name).
-    The opening process waits inside ``open`` until ``react`` returns. Yields the list of
-    names opened so far. Raises Unavailable where fanotify cannot be used. An error in
-    ``react`` is raised when the block ends; the open is allowed either way. ``react``
-    must not open a file in ``directory`` itself (that open would wait for ``react``):
-    write through descriptors opened before, or rename files in.
+    The opening process waits inside ``open`` (or ``read``) until ``react`` returns.
+    Yields the list of names opened so far. Raises Unavailable where fanotify cannot be
+    used. An error in ``react`` is raised when the block ends; the open is allowed either
+    way. ``react`` must not open a file in ``directory`` itself (that open would wait for
+    ``react``): write through descriptors opened before, or rename files in.
     """
     fan = _libc.fanotify_init(_FAN_CLASS_CONTENT | _FAN_CLOEXEC, os.O_RDONLY | os.O_CLOEXEC)
     if fan < 0:
         raise _failure(_FANOTIFY_MISSING, "fanotify_init")
     wake_read, wake_write = os.pipe()
     try:
-        mask = _FAN_OPEN_PERM | _FAN_EVENT_ON_CHILD | (_FAN_ONDIR if itself else 0)
+        event = _FAN_ACCESS_PERM if reads else _FAN_OPEN_PERM
+        mask = event | _FAN_EVENT_ON_CHILD | (_FAN_ONDIR if itself else 0)
         if _libc.fanotify_mark(fan, _FAN_MARK_ADD, mask, _AT_FDCWD, os.fsencode(directory)) != 0:
             raise _failure(_FANOTIFY_MISSING, "fanotify_mark", directory)
         opened: list[str] = []

@@ -93,3 +93,84 @@ async def test_arguments_are_not_coerced(
     # nor 1 for true (README).
     result = await client.call_tool(tool, arguments, raise_on_error=False)
     assert error_text(result) == f"[INVALID_INPUT] {message}"
+
+
+# --- arguments checked before anything walks them (README "Limits and bad input") ---------
+
+UNKNOWN_MANY = {"path": "x", **{f"k{i}": [0, {"a": "\ud800"}] for i in range(1000)}}
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"),
+    [
+        # An unknown argument is refused by its name, whatever it holds.
+        ("view", {"path": "x", "junk": {"deep": ["ok", "\ud800"]}}, "junk: unknown argument"),
+        (
+            "view",
+            {"path": 3, "junk": [0] * 100_000},
+            "junk: unknown argument",
+        ),
+        (
+            "view",
+            UNKNOWN_MANY,
+            "k0: unknown argument; k1: unknown argument; k2: unknown argument; "
+            "k3: unknown argument; k4: unknown argument; and 995 more unknown arguments",
+        ),
+        ("view", {"path": "x", "p" * 1000: 1}, f"{'p' * 100}…: unknown argument"),
+        # A list longer than the schema allows is refused by its length.
+        (
+            "view",
+            {"path": "x", "view_range": [0] * 1_000_000},
+            "view_range: List should have at most 2 items after validation, not 1000000",
+        ),
+        (
+            "multi_edit",
+            {"path": "x", "edits": [{"old_str": "\ud800"}] * 101},
+            "edits: List should have at most 100 items after validation, not 101",
+        ),
+        # A field an object argument does not have, likewise.
+        (
+            "multi_edit",
+            {"path": "x", "edits": [{"old_str": "a", **{f"f{i}": "\ud800" for i in range(1000)}}]},
+            "edits.0.f0: Extra inputs are not permitted; edits.0.f1: Extra inputs are not "
+            "permitted; edits.0.f2: Extra inputs are not permitted; edits.0.f3: Extra inputs "
+            "are not permitted; edits.0.f4: Extra inputs are not permitted; and 995 more "
+            "extra inputs",
+        ),
+        # A value of another type than the schema's is refused once, not item by item.
+        (
+            "multi_edit",
+            {"path": "x", "edits": [{"old_str": [0] * 100_000}]},
+            "edits.0.old_str: Input should be a valid string",
+        ),
+        (
+            "view",
+            {"path": {f"k{i}": i for i in range(100_000)}},
+            "path: Input should be a valid string",
+        ),
+    ],
+    ids=[
+        "unknown-nested",
+        "unknown-before-type",
+        "many-unknown",
+        "long-name",
+        "too-long",
+        "too-many-edits",
+        "extra-fields",
+        "wrong-type-list",
+        "wrong-type-object",
+    ],
+)
+async def test_arguments_a_tool_cannot_take_are_refused_before_they_are_walked(
+    client: Any, tool: str, arguments: dict[str, Any], message: str
+) -> None:
+    result = await client.call_tool(tool, arguments, raise_on_error=False)
+    assert error_text(result) == f"[INVALID_INPUT] {message}"
+
+
+async def test_grep_compat_names_are_known_arguments(client: Any, root: Path) -> None:
+    # Other names of an argument (grep's "-i") are checked as the argument they stand for.
+    result = await client.call_tool("grep", {"pattern": "x", "-i": "\ud800"}, raise_on_error=False)
+    assert error_text(result) == (
+        "[INVALID_INPUT] -i: contains a lone UTF-16 surrogate, which is not valid Unicode text"
+    )

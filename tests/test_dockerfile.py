@@ -60,21 +60,18 @@ def test_healthcheck_probes_health() -> None:
     assert "/health" in checks[0]
 
 
-def test_entrypoint_runs_the_pyz_under_an_init_on_every_interface() -> None:
-    # An init as PID 1 reaps the orphans commands leave behind. The HTTP default host is
-    # loopback, which a published port cannot reach.
+def test_entrypoint_runs_the_pyz_under_an_init() -> None:
+    # An init as PID 1 reaps the orphans commands leave behind.
     entrypoints = [rest for keyword, rest in stages()[-1] if keyword == "ENTRYPOINT"]
     assert len(entrypoints) == 1
     argv = json.loads(entrypoints[0])
-    assert argv == [
-        "/usr/bin/tini",
-        "--",
-        "python3",
-        "/usr/local/bin/boris.pyz",
-        "--transport",
-        "http",
-        "--host",
-        "0.0.0.0",
-        "--port",
-        "8080",
-    ]
+    assert argv[:4] == ["/usr/bin/tini", "--", "python3", "/usr/local/bin/boris.pyz"]
+
+
+def test_entrypoint_serves_beyond_the_container_only_with_a_token() -> None:
+    # Reachable through the published port, so Boris starts only with --token or
+    # --generate-token given after the image name (or --allow-unauthenticated).
+    (entrypoint,) = [rest for keyword, rest in stages()[-1] if keyword == "ENTRYPOINT"]
+    argv = json.loads(entrypoint)
+    assert argv[argv.index("--host") + 1] == "0.0.0.0"
+    assert not {"--token", "--generate-token", "--allow-unauthenticated"} & set(argv)

@@ -14,7 +14,10 @@ PACKAGE = Path(boris.__file__).parent
 
 #: Bottom to top; a module may import from its own layer and the ones below.
 LAYERS = [
-    ("base", ["boris", "boris.errors", "boris.text", "boris.toolset", "boris.logs"]),
+    (
+        "base",
+        ["boris", "boris.errors", "boris.text", "boris.toolset", "boris.logs", "boris.arguments"],
+    ),
     ("domain", ["boris.files", "boris.search", "boris.shell"]),
     ("settings", ["boris.settings"]),
     ("session", ["boris.session"]),

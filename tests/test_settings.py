@@ -123,6 +123,26 @@ def test_generate_token_makes_64_hex(clean_env: pytest.MonkeyPatch) -> None:
     int(settings.token, 16)
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--host", "0.0.0.0", "--token", "t"],
+        ["--host", "0.0.0.0", "--generate-token"],
+        ["--host", "0.0.0.0", "--allow-unauthenticated"],
+        ["--host", "::", "--transport", "stdio"],  # STDIO binds nothing
+        ["--host", "127.8.9.10"],
+        ["--host", "[::1]"],
+        ["--host", "LOCALHOST"],
+    ],
+)
+def test_a_host_beyond_loopback_needs_a_token_or_a_decision(
+    clean_env: pytest.MonkeyPatch, argv: list[str]
+) -> None:
+    assert load_settings(argv).host == argv[1]
+    clean_env.setenv("BORIS_ALLOW_UNAUTHENTICATED", "1")
+    assert load_settings(["--host", "203.0.113.1"]).allow_unauthenticated is True
+
+
 def test_timeout_converts_to_ms(clean_env: pytest.MonkeyPatch) -> None:
     assert load_settings(["--timeout=60"]).timeout_ms == 60_000
 
@@ -148,9 +168,10 @@ class Setting:
 
 SETTINGS = [
     Setting("port", "--port", "BORIS_PORT", 8080, "8080", "9001", 9001, "9002", 9002),
+    # Loopback by default; other addresses need a token (see the start-up errors).
     Setting(
-        "host", "--host", "BORIS_HOST", "0.0.0.0", "0.0.0.0", "127.0.0.1", "127.0.0.1",
-        "::1", "::1",
+        "host", "--host", "BORIS_HOST", "127.0.0.1", "127.0.0.1", "::1", "::1",
+        "localhost", "localhost",
     ),
     Setting(
         "transport", "--transport", "BORIS_TRANSPORT", "http", "http", "HTTP", "http",
@@ -188,6 +209,10 @@ SETTINGS = [
     Setting(
         "generate_token", "--generate-token", "BORIS_GENERATE_TOKEN", False, "false", "false",
         False, "true", True,
+    ),
+    Setting(
+        "allow_unauthenticated", "--allow-unauthenticated", "BORIS_ALLOW_UNAUTHENTICATED",
+        False, "false", "false", False, "true", True,
     ),
     Setting(
         "disable_tools", "--disable-tools", "BORIS_DISABLE_TOOLS", [], "none", "grep", ["grep"],
@@ -236,7 +261,7 @@ def typed(value: object) -> tuple[type, object]:
 
 def test_the_table_has_a_row_for_every_setting() -> None:
     assert sorted(row.field for row in SETTINGS) == sorted(Settings.model_fields)
-    assert len({row.flag for row in SETTINGS}) == len({row.env for row in SETTINGS}) == 18
+    assert len({row.flag for row in SETTINGS}) == len({row.env for row in SETTINGS}) == 19
     for row in SETTINGS:
         # Otherwise the rows below could not tell where a value came from.
         assert row.env_parsed != row.default, row.field
@@ -291,6 +316,27 @@ STARTUP_ERRORS: list[tuple[list[str], dict[str, str] | None, str]] = [
         "--token and --generate-token are mutually exclusive; use one",
     ),
     (
+        ["--host", "0.0.0.0"],
+        None,
+        "--host 0.0.0.0 is reachable from other machines and no token is set: anyone who can "
+        "reach it could run commands; set --token or --generate-token, or pass "
+        "--allow-unauthenticated to accept that",
+    ),
+    (
+        ["--allow-unauthenticated=false"],
+        {"BORIS_HOST": "192.0.2.7"},
+        "--host 192.0.2.7 is reachable from other machines and no token is set: anyone who can "
+        "reach it could run commands; set --token or --generate-token, or pass "
+        "--allow-unauthenticated to accept that",
+    ),
+    (
+        ["--host", "boris.example", "--transport", "http"],
+        None,
+        "--host boris.example is reachable from other machines and no token is set: anyone "
+        "who can reach it could run commands; set --token or --generate-token, or pass "
+        "--allow-unauthenticated to accept that",
+    ),
+    (
         ["--disable-tools", "nonexistent"],
         None,
         "unknown tool name 'nonexistent' in --disable-tools; valid names in the default "
@@ -342,6 +388,13 @@ STARTUP_ERRORS: list[tuple[list[str], dict[str, str] | None, str]] = [
         ["--deny-dir", "**/[abc"],
         None,
         "--deny-dir (BORIS_DENY_DIRS): invalid deny pattern '**/[abc': unclosed '[' at position 3",
+    ),
+    (
+        ["--deny-dir", "secret/../.."],
+        None,
+        "--deny-dir (BORIS_DENY_DIRS): invalid deny pattern 'secret/../..': its '..' climbs "
+        "above its start; write the pattern from the working directory (./ or ../) or as an "
+        "absolute path instead",
     ),
     (
         [],
@@ -438,7 +491,8 @@ def test_flags_are_not_abbreviated(
 #: --help, whitespace collapsed (argparse wraps lines to the terminal's width).
 HELP = (
     "usage: boris [-h] [--version] [--transport {stdio,http}] [--workdir DIR] [--host HOST] "
-    "[--port PORT] [--token TOKEN] [--generate-token [{true,false}]] [--allow-origin ORIGIN] "
+    "[--port PORT] [--token TOKEN] [--generate-token [{true,false}]] "
+    "[--allow-unauthenticated [{true,false}]] [--allow-origin ORIGIN] "
     "[--session-idle-timeout SECONDS] [--timeout SECONDS] [--background-task-timeout SECONDS] "
     "[--allow-dir DIR] [--deny-dir PATTERN] [--max-file-size SIZE] "
     "[--require-view-before-edit {auto,true,false}] [--disable-tools TOOL] "
@@ -450,11 +504,14 @@ HELP = (
     "server: --transport {stdio,http} stdio: one client on stdin/stdout; http: streamable HTTP "
     "at /mcp [env BORIS_TRANSPORT; default http] "
     "--workdir DIR initial working directory [env BORIS_WORKDIR; default .] "
-    "HTTP: --host HOST HTTP bind address [env BORIS_HOST; default 0.0.0.0] "
+    "HTTP: --host HOST HTTP bind address; beyond loopback it needs a token "
+    "[env BORIS_HOST; default 127.0.0.1] "
     "--port PORT HTTP listen port [env BORIS_PORT; default 8080] "
     "--token TOKEN bearer token required on /mcp [env BORIS_TOKEN; default none] "
     "--generate-token [{true,false}] generate a random token and print it to stderr "
     "[env BORIS_GENERATE_TOKEN; default false] "
+    "--allow-unauthenticated [{true,false}] serve a non-loopback --host without a token, "
+    "knowingly [env BORIS_ALLOW_UNAUTHENTICATED; default false] "
     "--allow-origin ORIGIN extra browser origins allowed without a token (repeatable) "
     "[env BORIS_ALLOW_ORIGINS; default none] "
     "--session-idle-timeout SECONDS seconds an idle HTTP session is kept "

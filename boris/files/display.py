@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import codecs
 import os
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -103,10 +104,13 @@ def format_lines(lines: Sequence[bytes], first: int) -> str:
 
 @dataclass
 class LineWindow:
-    """Lines read from a file, and its total line count when the whole file was read."""
+    """Lines read from a file, and its total line count when the whole file was read;
+    ``too_long`` if the stream went on past the ``limit`` it was read with (its lines
+    and total then tell nothing)."""
 
     lines: list[bytes]
     total: int | None
+    too_long: bool = False
 
 
 def read_lines(
@@ -116,24 +120,31 @@ def read_lines(
     *,
     count_all: bool = False,
     chunk_size: int = CHUNK,
+    limit: int | None = None,
 ) -> LineWindow:
     """Lines ``start``..``end`` (1-based, inclusive) of a binary stream, without their ``\\n``.
 
     Reads chunk by chunk: chunks before ``start`` are only counted, and reading stops
     once line ``end`` is complete unless ``count_all`` asks for the total line count.
     A line may be of any length. A final line without ``\\n`` counts; the empty
-    remainder after a final ``\\n`` does not.
+    remainder after a final ``\\n`` does not. With a ``limit``, at most ``limit + 1``
+    bytes are read: a stream longer than that (a file that grew since its size was
+    checked) gives a window that is ``too_long``.
     """
     lines: list[bytes] = []
     pending: list[bytes] = []  # earlier pieces of the wanted line being read
     number = 1  # the line the read position is in
     at_line_start = True
+    left = sys.maxsize if limit is None else limit + 1  # bytes that may still be read
     while True:
         if number > end and not count_all:
             return LineWindow(lines, None)
-        chunk = stream.read(chunk_size)
+        chunk = stream.read(min(chunk_size, left))
         if not chunk:
             break
+        left -= len(chunk)
+        if not left:
+            return LineWindow([], None, too_long=True)
         at_line_start = chunk.endswith(b"\n")
         if number > end:
             number += chunk.count(b"\n")
@@ -180,7 +191,11 @@ def edit_snippet(data: bytes, begin: int, end: int) -> str:
     The region's lines are shown whole however many they are; the window is clamped to
     the file, and a final newline does not add an empty line.
     """
-    first = data.count(b"\n", 0, begin) + 1
+    return _snippet(data, begin, end, data.count(b"\n", 0, begin) + 1)
+
+
+def _snippet(data: bytes, begin: int, end: int, first: int) -> str:
+    """:func:`edit_snippet`, the line ``begin`` is in being ``first``."""
     last = first + (data.count(b"\n", begin, end - 1) if end > begin else 0)
     shown_first = first
     offset = data.rfind(b"\n", 0, begin) + 1
@@ -200,20 +215,36 @@ def edit_snippet(data: bytes, begin: int, end: int) -> str:
     return format_lines(lines, shown_first)
 
 
-def edit_snippets(data: bytes, regions: Sequence[tuple[int, int]]) -> list[str]:
+class EditSnippets:
     """:func:`edit_snippet` of each of ``regions`` (sorted, disjoint byte ranges), one
-    snippet for regions whose windows of lines overlap or touch."""
-    groups: list[tuple[int, int, int]] = []  # begin, end, last line of the window
-    line, counted = 1, 0  # the line at offset ``counted``
-    for begin, end in regions:
-        line += data.count(b"\n", counted, begin)
-        counted = begin
-        last = line + (data.count(b"\n", begin, end - 1) if end > begin else 0)
-        if groups and line - CONTEXT_LINES <= groups[-1][2] + 1:
-            groups[-1] = (groups[-1][0], end, last + CONTEXT_LINES)
-        else:
-            groups.append((begin, end, last + CONTEXT_LINES))
-    return [edit_snippet(data, begin, end) for begin, end, _ in groups]
+    snippet for regions whose windows of lines overlap or touch.
+
+    The file's lines are counted once, in one pass over the regions (not from the start
+    of the file for each), and a snippet is only made when it is iterated to: a caller
+    that shows the first few makes only those.
+    """
+
+    def __init__(self, data: bytes, regions: Sequence[tuple[int, int]]) -> None:
+        self._data = data
+        #: Each snippet's region: begin, end, its first line, the last line of its window.
+        self._groups: list[tuple[int, int, int, int]] = []
+        line, counted = 1, 0  # the line at offset ``counted``
+        for begin, end in regions:
+            line += data.count(b"\n", counted, begin)
+            counted = begin
+            last = line + (data.count(b"\n", begin, end - 1) if end > begin else 0)
+            if self._groups and line - CONTEXT_LINES <= self._groups[-1][3] + 1:
+                group_begin, _, group_first, _ = self._groups[-1]
+                self._groups[-1] = (group_begin, end, group_first, last + CONTEXT_LINES)
+            else:
+                self._groups.append((begin, end, line, last + CONTEXT_LINES))
+
+    def __len__(self) -> int:
+        return len(self._groups)
+
+    def __iter__(self) -> Iterator[str]:
+        for begin, end, first, _ in self._groups:
+            yield _snippet(self._data, begin, end, first)
 
 
 def read_up_to(fd: int, size: int) -> bytes:

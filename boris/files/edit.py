@@ -22,6 +22,7 @@ from boris.errors import BorisError, Code
 from boris.files.display import CHUNK, count_lines
 from boris.files.near_miss import line_of, near_miss
 from boris.files.sniff import UTF8_BOM
+from boris.text import LONE_SURROGATE
 
 # How many occurrences an ambiguity message lists by line number.
 _LISTED_OCCURRENCES = 10
@@ -44,7 +45,7 @@ def encode_argument(name: str, value: str) -> bytes:
     except UnicodeEncodeError:
         raise BorisError(
             Code.INVALID_INPUT,
-            f"{name}: contains a lone UTF-16 surrogate, which is not valid Unicode text",
+            f"{name}: {LONE_SURROGATE}",
         ) from None
 
 

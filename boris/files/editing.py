@@ -21,7 +21,7 @@ from typing import TypeVar
 from boris.errors import BorisError, Code, io_error
 from boris.files import edit as edits
 from boris.files.access import FileAccess
-from boris.files.display import edit_snippet, edit_snippets, read_up_to
+from boris.files.display import EditSnippets, edit_snippet, read_up_to
 from boris.files.place import Place, locate, names_directory, not_a_file, open_existing
 from boris.files.writing import Changed, replace_existing, write_new
 from boris.text import LIMIT
@@ -105,7 +105,7 @@ def multi_replace(
         )
     shown: list[str] = []
     size = len(head)
-    snippets = edit_snippets(data, regions)
+    snippets = EditSnippets(data, regions)
     for snippet in snippets:
         size += len(snippet) + 1
         if size > LIMIT and shown:

@@ -6,12 +6,20 @@ Bash is deliberately not scoped: isolation of shell commands comes from the cont
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 from collections.abc import Sequence
 
 from boris.errors import BorisError, Code
-from boris.search.globs import Matcher, compile_glob, escape, literal_prefix, strip_trailing_slashes
+from boris.search.globs import (
+    Matcher,
+    PatternError,
+    compile_glob,
+    escape,
+    literal_prefix,
+    strip_trailing_slashes,
+)
 
 log = logging.getLogger("boris")
 
@@ -204,19 +212,72 @@ def _is_component_glob(pattern: str) -> bool:
 def normalise_deny_pattern(pattern: str, workdir: str) -> str:
     """``pattern`` as PathScope matches it: without trailing ``/`` (a directory's
     pattern covers what is below it anyway), ``./x`` and ``../x`` made absolute from
-    ``workdir``, and the literal leading directories of an absolute pattern resolved
-    like the paths it is matched against (symlinks followed)."""
+    ``workdir``, the literal leading directories of an absolute pattern resolved like
+    the paths it is matched against (symlinks followed), and without ``.`` components,
+    each ``..`` taking away the component before it (the paths matched hold neither).
+
+    Raises PatternError for a pattern whose ``..`` climbs above its own start (``a/../..``).
+    """
     pattern = strip_trailing_slashes(pattern)
     relative = pattern in (".", "..") or pattern.startswith(("./", "../"))
     if not (relative or pattern.startswith("/")):
-        return pattern
+        parts = _without_dots(_components(pattern))
+        if not parts or parts[0] == "..":
+            raise PatternError(
+                "its '..' climbs above its start; write the pattern from the working "
+                "directory (./ or ../) or as an absolute path instead"
+            )
+        return "/".join(parts)
     fixed = literal_prefix(pattern)
     rest = pattern[len(fixed) :].lstrip("/")
+    parts = _without_dots(_components(rest), after=True) if rest else []
+    # A ".." left at the front climbs into the literal directories: resolved with them.
+    climbs = len(parts) - len(list(itertools.dropwhile(lambda part: part == "..", parts)))
     directory = os.path.join(workdir, fixed) if relative else fixed or "/"
-    resolved = escape(_fully_resolved(directory))
-    if not rest:
+    resolved = escape(_fully_resolved(os.path.join(directory, *[".."] * climbs)))
+    if climbs == len(parts):
         return resolved
-    return f"{resolved.rstrip('/')}/{rest}"
+    return f"{resolved.rstrip('/')}/{'/'.join(parts[climbs:])}"
+
+
+def _components(pattern: str) -> list[str]:
+    """``pattern`` cut at each ``/`` that separates components: not an escaped one, nor
+    one inside braces (``{a/b,c}`` is one component's alternatives)."""
+    parts = []
+    depth = start = index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 1
+        elif char == "{":
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+        elif char == "/" and not depth:
+            parts.append(pattern[start:index])
+            start = index + 1
+        index += 1
+    parts.append(pattern[start:])
+    return parts
+
+
+def _without_dots(parts: list[str], *, after: bool = False) -> list[str]:
+    """``parts`` without ``.``, each ``..`` taking away the part before it (a ``..``
+    with nothing before it is kept). A final ``**/.`` stands for the directory before
+    the ``**`` and every one below it, so it is left out whole (``dir/**/.`` is
+    ``dir``; ``dir/**`` alone would leave ``dir`` itself out), unless nothing would be
+    left: ``after`` tells that the parts follow a directory already."""
+    kept: list[str] = []
+    for part in parts:
+        if part == ".":
+            continue
+        if part == ".." and kept and kept[-1] != "..":
+            kept.pop()
+        else:
+            kept.append(part)
+    if parts and parts[-1] == "." and kept and kept[-1] == "**" and (after or len(kept) > 1):
+        kept.pop()
+    return kept
 
 
 def resolve_allow_dir(path: str, workdir: str) -> str:

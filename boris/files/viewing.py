@@ -2,7 +2,8 @@
 
 A file is shown in the view line format (boris.files.display): at most
 ``MAX_VIEW_LINES`` lines without a range, and a range is read line by line up to
-its end, so a large file is never loaded to show its first lines. Images are
+its end, so a large file is never loaded to show its first lines. Nothing is read past
+``--max-file-size`` (+ 1 byte), even of a file that grows while it is read. Images are
 recognised by their first bytes (SVG by its name) and returned whole; other binary
 files get a note with their size. A file shown is marked viewed; a directory
 listing (boris.files.listing) marks nothing.
@@ -43,7 +44,8 @@ def view(access: FileAccess, path: str, view_range: list[int] | None) -> str | I
             problem = not_a_file(place, info, "view")
             if problem is not None:
                 raise problem
-            with os.fdopen(fd, "rb", closefd=False) as stream:
+            # Unbuffered: each read asks the file for what it needs, no more.
+            with os.fdopen(fd, "rb", buffering=0, closefd=False) as stream:
                 result = _view_file(access, stream, info, place.path, path, line_range)
         finally:
             os.close(fd)
@@ -87,12 +89,15 @@ def _view_file(
         if looks_binary(head):
             return f"Binary file ({human_size(info.st_size)})"
         stream.seek(0)
+        # No further than the limit, whatever the size was: the file may be growing.
         if line_range is None:
-            window = read_lines(stream, 1, MAX_VIEW_LINES, count_all=True)
+            window = read_lines(stream, 1, MAX_VIEW_LINES, count_all=True, limit=access.max_size)
         else:
-            window = read_lines(stream, *line_range)
+            window = read_lines(stream, *line_range, limit=access.max_size)
     except OSError as exc:
         raise io_error("read", resolved, exc) from None
+    if window.too_long:
+        access.check_size(access.max_size + 1, f"{resolved} grew while it was read: at least")
     if line_range is None:
         text = format_lines(window.lines, 1)
         total = window.total or 0

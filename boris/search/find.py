@@ -1,7 +1,7 @@
 """glob: the paths below a directory whose relative path or name matches a pattern,
 newest first.
 
-The walk is grep's (boris.search.walk: .gitignore, skipped and denied entries), except
+The walk is grep's (boris.search.walk: ignore files, skipped and denied entries), except
 that symlinked directories are listed and not entered. A pattern ending in ``/``
 matches directories only, as in .gitignore.
 """

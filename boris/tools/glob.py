@@ -22,16 +22,17 @@ Syntax: * (any characters but /), ** (any number of directories), ?, {a,b}, [abc
 each path relative to the search directory and against each name, so "*.py" finds \
 Python files at any depth and "src/**/test_*.py" only those under src; a pattern \
 ending in / finds directories only. Results are relative paths, newest first, \
-one per line; .git, node_modules and gitignored entries are skipped, other hidden \
-files are included, symlinked directories are listed but not entered. type limits \
-results to files or directories. Nothing found gives "No files found"."""
+one per line; .git, node_modules and entries ignored by .gitignore, .ignore or \
+.rgignore are skipped, other hidden files are included, symlinked directories are \
+listed but not entered. type limits results to files or directories. Nothing found \
+gives "No files found"."""
 
 COMPAT_DESCRIPTION = f"""\
 - Fast file pattern matching tool that works with any codebase size
 - Supports glob patterns like "**/*.js" or "src/**/*.ts"
 - Returns matching file paths sorted by modification time, newest first
 - Use this tool when you need to find files by name patterns
-- Skips .git, node_modules and files ignored by .gitignore
+- Skips .git, node_modules and files ignored by .gitignore, .ignore or .rgignore
 - Output is capped at {LIMIT} characters"""
 
 _PATTERN = 'The glob pattern to match files against (e.g. "**/*.py", "*.{ts,tsx}").'

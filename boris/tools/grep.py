@@ -38,7 +38,7 @@ Search file contents with a regular expression (RE2 syntax, the dialect of Go's 
 regexp: no backreferences or lookaround, linear-time matching).
 
 Searches one file or a directory tree. Skips .git and node_modules, files ignored by \
-.gitignore, binary files and files over the server's size limit.
+.gitignore, .ignore or .rgignore, binary files and files over the server's size limit.
 - output_mode "files_with_matches" (default): matching file paths, newest first.
 - output_mode "content": matching lines as path:LINE:text (path:text without line \
 numbers), with optional context lines shown as path-LINE-text and "--" between groups.

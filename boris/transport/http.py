@@ -31,14 +31,17 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.middleware import Middleware as ASGIMiddleware
 from starlette.requests import Request
 
+from boris.app import call_screen
+from boris.edge import CallScreen
 from boris.settings import Settings
 from boris.transport.jsonrpc import (
+    Answer,
     Refusal,
-    lone_surrogate_reply,
     max_message_size,
     read_message,
     too_large,
 )
+from boris.transport.prescan import HEAD, TAIL, id_from_end, id_from_start
 
 log = logging.getLogger("boris.http")
 
@@ -207,19 +210,22 @@ class HandshakeOnly:
 class RequestBodies:
     """POST /mcp: a bounded body, and an answer for every message the SDK would drop.
 
-    The body is read here, at most ``limit`` bytes (413 beyond, before the rest is
-    read), and checked as a STDIO line is (boris.transport.jsonrpc): what is not one valid
-    message gets its JSON-RPC error with 400; a tool call with a lone surrogate in an
-    argument, which the SDK's parser would refuse as a whole, gets its tool result.
-    Everything else goes on to the SDK unchanged.
+    The body is read here, at most ``limit`` bytes (413 beyond, with the request's id
+    if the body's first or last bytes show it; nothing more of it is kept), and
+    checked as a STDIO line is (boris.transport.jsonrpc): what is not one valid
+    message gets its JSON-RPC error with 400; a tool call refused before it runs (a
+    tool that is not served, arguments the tool cannot take, a lone surrogate, which the
+    SDK's parser would refuse as a whole) gets its tool result. Everything else goes on
+    to the SDK unchanged.
     """
 
     #: Bodies up to this size are checked on the event loop; larger ones in a thread.
     _INLINE = 1 << 16
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    def __init__(self, app: ASGIApp, limit: int, screen: CallScreen) -> None:
         self.app = app
         self.limit = limit
+        self.screen = screen
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST" or not _is_mcp_path(scope):
@@ -227,7 +233,7 @@ class RequestBodies:
             return
         declared = _header(scope, b"content-length")
         if declared is not None and declared.strip().isdigit() and int(declared) > self.limit:
-            await self._too_large(send)
+            await self._too_large(receive, send, b"", b"", more=True)
             return
         # One growing buffer, each piece freed as soon as it is in: a list of pieces
         # joined at the end would leave the memory of all of them behind.
@@ -241,23 +247,21 @@ class RequestBodies:
             more = message.get("more_body", False)
             del message
             if len(buffer) > self.limit:
-                await self._too_large(send)
+                head, tail = bytes(buffer[:HEAD]), bytes(buffer[-TAIL:])
+                del buffer
+                await self._too_large(receive, send, head, tail, more=more)
                 return
         body = bytes(buffer)
         del buffer
         if len(body) <= self._INLINE:
-            verdict = read_message(body)
+            verdict = read_message(body, self.screen)
         else:
-            verdict = await anyio.to_thread.run_sync(read_message, body)
-        if isinstance(verdict, Refusal):
-            await _send_json(send, 400, _dumped(verdict.reply))
+            verdict = await anyio.to_thread.run_sync(read_message, body, self.screen)
+        if isinstance(verdict, Refusal | Answer):
+            await _send_json(
+                send, 200 if isinstance(verdict, Answer) else 400, _dumped(verdict.reply)
+            )
             return
-        if isinstance(verdict, mcp_types.JSONRPCRequest):
-            result = lone_surrogate_reply(verdict, body)
-            if result is not None:
-                reply = {"jsonrpc": "2.0", "id": verdict.id, "result": result}
-                await _send_json(send, 200, reply)
-                return
         plain = isinstance(verdict, mcp_types.JSONRPCRequest) and _answered_plainly(verdict, scope)
         del verdict
         # The body is handed on once and not kept here: the SDK makes its own copy.
@@ -276,8 +280,36 @@ class RequestBodies:
         finally:
             _ANSWER_AS_JSON.reset(answer_as_json)
 
-    async def _too_large(self, send: Send) -> None:
-        await _send_json(send, 413, _dumped(too_large(self.limit).reply))
+    async def _too_large(
+        self, receive: Receive, send: Send, head: bytes, tail: bytes, *, more: bool
+    ) -> None:
+        """413 for a body longer than the limit, with the id its first or last bytes
+        show (boris.transport.prescan): the rest of the body is read until its first
+        bytes are in and, if they show no id, to its end, keeping nothing but its ends.
+        ``head`` and ``tail`` are the ends of what was read of it."""
+
+        async def piece() -> bytes | None:
+            nonlocal more
+            message = await receive()
+            if message["type"] != "http.request":
+                return None  # the client went away
+            more = message.get("more_body", False)
+            data: bytes = message.get("body", b"")
+            return data
+
+        while more and len(head) < HEAD:
+            if (data := await piece()) is None:
+                return
+            head += data[: HEAD - len(head)]
+            tail = (tail + data[-TAIL:])[-TAIL:]
+        found = id_from_start(head)
+        while found is None and more:
+            if (data := await piece()) is None:
+                return
+            tail = (tail + data[-TAIL:])[-TAIL:]
+        if found is None:
+            found = id_from_end(tail)
+        await _send_json(send, 413, _dumped(too_large(self.limit, found).reply))
 
 
 #: The task handling a request that is answered with one JSON body (see
@@ -317,7 +349,7 @@ class _PlainWhenQuiet(StreamableHTTPServerTransport):
         assert not value
 
 
-def _dumped(reply: mcp_types.JSONRPCError) -> dict[str, Any]:
+def _dumped(reply: mcp_types.JSONRPCError | mcp_types.JSONRPCResponse) -> dict[str, Any]:
     return reply.model_dump(by_alias=True, exclude_unset=True)
 
 
@@ -333,7 +365,7 @@ def http_app(mcp: FastMCP[Any], settings: Settings) -> Any:
             ASGIMiddleware(Cors),
             ASGIMiddleware(AccessGuard, token=settings.token, allow_origins=settings.allow_origins),
             ASGIMiddleware(HandshakeOnly),
-            ASGIMiddleware(RequestBodies, limit=limit),
+            ASGIMiddleware(RequestBodies, limit=limit, screen=call_screen(mcp)),
         ],
     )
     _adapt_session_manager(app)
@@ -383,17 +415,13 @@ def _answer_quiet_requests_plainly(manager: Any) -> None:
     manager._admit_session = admit_plain_when_quiet
 
 
-def _is_loopback_host(host: str) -> bool:
-    return host in ("localhost", "::1") or host.startswith("127.")
-
-
 async def serve_http(mcp: FastMCP[Any], settings: Settings) -> None:
     import uvicorn
 
-    if not settings.token and not _is_loopback_host(settings.host):
+    if settings.unauthenticated_beyond_loopback:  # only with --allow-unauthenticated
         log.warning(
-            "serving HTTP on %s without a token: anyone who can reach port %d can run commands; "
-            "set --token or --generate-token",
+            "serving HTTP on %s without a token (--allow-unauthenticated): anyone who can "
+            "reach port %d can run commands; set --token or --generate-token",
             settings.host,
             settings.port,
         )

@@ -4,11 +4,21 @@ A client that sends something the MCP SDK cannot use must get an answer, or it w
 forever. Both transports hand every incoming line or body to :func:`read_message`, which
 returns the message or the JSON-RPC error that answers it instead:
 
+- more values than any message needs (boris.transport.prescan.MAX_VALUES, counted
+  before it is parsed): ``-32600`` with its id, as far as its ends show it;
 - not JSON (or not UTF-8, or nested deeper than the parser's limit): ``-32700``;
 - a batch (a JSON array): ``-32600``; MCP sends one message at a time;
 - a request whose ``id`` is neither a string nor an integer: ``-32600`` with id null
   (the SDK would take it for a notification and never answer);
+- a request whose ``id`` is a string holding a lone surrogate (valid JSON, but no reply
+  naming it could be encoded): ``-32600`` with id null;
 - anything else that is not a request, notification or response: ``-32600``.
+
+A ``tools/call`` that the edge would refuse before running anything (a tool that is
+not served, arguments the tool cannot take: boris.edge.CallScreen) is answered here
+too, with its tool result: in the thread that read it, so that neither the event loop
+nor the SDK (whose parser refuses a lone surrogate anywhere in a message) ever walks
+what it holds.
 
 A message may be at most :func:`max_message_size` bytes: enough for a file of
 ``--max-file-size`` bytes of text however a client escapes it, plus the envelope.
@@ -30,12 +40,14 @@ from mcp_types import (
     JSONRPCError,
     JSONRPCMessage,
     JSONRPCRequest,
+    JSONRPCResponse,
     jsonrpc_message_adapter,
 )
 from pydantic import ValidationError
 
-from boris.edge import check_arguments
-from boris.errors import BorisError
+from boris.edge import CallScreen
+from boris.text import LONE_SURROGATE, has_lone_surrogate
+from boris.transport import prescan
 
 #: JSON escapes text without control characters to at most 3 bytes per byte of UTF-8:
 #: a 2-byte character written as ``\\uXXXX`` takes 6, a 4-byte one 12 (quotes,
@@ -59,11 +71,21 @@ class Refusal:
     reply: JSONRPCError
 
 
-def too_large(limit: int) -> Refusal:
+@dataclass(frozen=True)
+class Answer:
+    """What answers a tool call refused before it reaches the server: its tool result."""
+
+    reply: JSONRPCResponse
+
+
+def too_large(limit: int, request_id: int | str | None) -> Refusal:
+    """The refusal of a message longer than ``limit`` bytes, whose start or end showed
+    ``request_id`` (boris.transport.prescan)."""
     return _refusal(
         INVALID_REQUEST,
         f"Invalid Request: message larger than {limit} bytes "
         f"(the limit is {ESCAPING} × --max-file-size + {ENVELOPE // _MIB} MiB)",
+        request_id,
     )
 
 
@@ -91,8 +113,17 @@ def parse_json(data: bytes | bytearray) -> Any:
         raise ValueError("nested too deeply") from None
 
 
-def read_message(data: bytes | bytearray) -> JSONRPCMessage | Refusal:
-    """The message in ``data`` (one line or request body), or the error that answers it."""
+def read_message(
+    data: bytes | bytearray, screen: CallScreen | None = None
+) -> JSONRPCMessage | Refusal | Answer:
+    """The message in ``data`` (one line or request body), or the error that answers
+    it; with a ``screen``, the result of a tool call it refuses."""
+    if len(data) > prescan.MAX_VALUES and prescan.too_many_values(data):
+        return _refusal(
+            INVALID_REQUEST,
+            f"Invalid Request: message holds more than {prescan.MAX_VALUES} values",
+            prescan.request_id(bytes(data[: prescan.HEAD]), bytes(data[-prescan.TAIL :])),
+        )
     try:
         value = parse_json(data)
     except ValueError as exc:
@@ -103,29 +134,38 @@ def read_message(data: bytes | bytearray) -> JSONRPCMessage | Refusal:
         request_id = value["id"]
         if type(request_id) is not int and not isinstance(request_id, str):
             return _refusal(INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
+        if not _echoable(request_id):
+            return _refusal(INVALID_REQUEST, f"Invalid Request: id {LONE_SURROGATE}")
     try:
         message: JSONRPCMessage = jsonrpc_message_adapter.validate_python(value, by_name=False)
     except ValidationError:
         request_id = value.get("id") if isinstance(value, dict) else None
-        if type(request_id) is not int and not isinstance(request_id, str):
-            request_id = None
-        return _refusal(INVALID_REQUEST, "Invalid Request", request_id)
+        return _refusal(
+            INVALID_REQUEST, "Invalid Request", request_id if _echoable(request_id) else None
+        )
+    if screen is not None and isinstance(message, JSONRPCRequest):
+        return _screened(message, screen)
     return message
 
 
-def lone_surrogate_reply(message: JSONRPCRequest, data: bytes) -> dict[str, Any] | None:
-    """The tool result a ``tools/call`` (read from ``data``) with a lone surrogate in its
-    arguments gets; None for any other message."""
+def _screened(message: JSONRPCRequest, screen: CallScreen) -> JSONRPCRequest | Answer:
+    """``message``, or the answer to a tool call that ``screen`` refuses."""
     params = message.params or {}
-    arguments = params.get("arguments")
-    if (
-        message.method != "tools/call"
-        or not isinstance(arguments, Mapping)
-        or not _SURROGATE_ESCAPE.search(data)  # JSON can only hold one escaped
-    ):
-        return None
-    try:
-        check_arguments(arguments)
-    except BorisError as failure:
-        return {"content": [{"type": "text", "text": str(failure)}], "isError": True}
-    return None
+    name, arguments = params.get("name"), params.get("arguments", {})
+    if message.method != "tools/call" or not isinstance(name, str):
+        return message
+    if not isinstance(arguments, Mapping):
+        return message  # the SDK's refusal
+    refusal = screen.refusal(name, arguments)
+    if refusal is None:
+        return message
+    result = {"content": [{"type": "text", "text": refusal}], "isError": True}
+    return Answer(JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result))
+
+
+def _echoable(request_id: object) -> bool:
+    """Whether ``request_id`` can be written back in a reply: an integer, or a string
+    that is Unicode text."""
+    if type(request_id) is int:
+        return True
+    return isinstance(request_id, str) and not has_lone_surrogate(request_id)

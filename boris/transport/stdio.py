@@ -9,9 +9,11 @@ whole messages:
 - input is read in chunks and a line is assembled in one buffer, the newline looked for
   only in the bytes just read: a long message costs linear time;
 - a line longer than the message limit (boris.transport.jsonrpc.max_message_size) is
-  refused at once with a JSON-RPC error, and the rest of it is skipped without being kept;
+  refused with a JSON-RPC error carrying its request id (found in its first or last
+  bytes: boris.transport.prescan), and the rest of it is skipped without being kept;
 - each line is parsed once (boris.transport.jsonrpc.read_message); what is not a
-  message gets its JSON-RPC error instead of silence;
+  message gets its JSON-RPC error instead of silence, and a tool call refused before it
+  runs (boris.edge.CallScreen) its tool result, both from the reading thread;
 - one writer sends every reply as one whole line; a reply that cannot be encoded is
   replaced by an error reply to the same request, and the session goes on.
 
@@ -27,6 +29,7 @@ import select
 import signal
 import sys
 import threading
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -41,12 +44,15 @@ from mcp_types import (
 )
 from pydantic_core import PydanticSerializationError
 
-from boris.transport.jsonrpc import Refusal, max_message_size, read_message, too_large
+from boris.app import call_screen
+from boris.transport.jsonrpc import Answer, Refusal, max_message_size, read_message, too_large
+from boris.transport.prescan import HEAD, TAIL, id_from_end, id_from_start, request_id
 
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
     from fastmcp import FastMCP
 
+    from boris.edge import CallScreen
     from boris.settings import Settings
 
 log = logging.getLogger("boris.stdio")
@@ -54,8 +60,12 @@ log = logging.getLogger("boris.stdio")
 _CHUNK = 1 << 16
 
 
-#: Stands for a line longer than the limit, in place of its bytes.
-TOO_LONG = object()
+@dataclass(frozen=True)
+class TooLong:
+    """Stands for a line longer than the limit, in place of its bytes: the id of the
+    request it carries, as far as its first or last bytes show it."""
+
+    request_id: int | str | None
 
 
 class LineReader:
@@ -64,8 +74,10 @@ class LineReader:
     Input is read in chunks; only the bytes just read are searched for a newline. A
     line within one chunk is sliced out of it; a longer one grows one buffer, turned
     into bytes once it is complete. A line longer than ``limit`` is reported as
-    ``TOO_LONG`` as soon as it is, and the rest of it is skipped without being kept.
-    Nothing here holds on to a line it has returned: the caller's copy is the only one.
+    :class:`TooLong` and the rest of it is skipped without being kept: at once if its
+    first bytes show its request id, else when it ends (only its last bytes are kept,
+    to look for the id there). Nothing here holds on to a line it has returned: the
+    caller's copy is the only one.
     """
 
     def __init__(self, fd: int, stop_fd: int, limit: int) -> None:
@@ -75,40 +87,68 @@ class LineReader:
         self._chunk = b""
         self._start = 0  # where the unread part of _chunk begins
         self._pending = bytearray()  # the start of a line whose end has not arrived
-        self._skipping = False
+        self._skipping = False  # in a line longer than the limit
+        self._reported = False  # ... which was reported already
+        self._tail = b""  # ... whose last bytes so far are these
         self._ended = False
 
-    def next(self) -> bytes | object | None:
-        """The next line, ``TOO_LONG``, or None at the end of input. Blocks."""
+    def next(self) -> bytes | TooLong | None:
+        """The next line, a :class:`TooLong`, or None at the end of input. Blocks."""
         while True:
             end = self._chunk.find(b"\n", self._start)
             if end >= 0:
-                piece_start, self._start = self._start, end + 1
+                piece = memoryview(self._chunk)[self._start : end]
+                self._start = end + 1
                 if self._skipping:
                     self._skipping = False
-                    continue
-                if len(self._pending) + end - piece_start > self._limit:
+                    if self._reported:
+                        continue
+                    self._keep_tail(piece)
+                    return TooLong(id_from_end(self._tail))
+                if len(self._pending) + len(piece) > self._limit:
+                    head, self._tail = self._ends(piece)
                     self._pending = bytearray()
-                    return TOO_LONG
+                    return TooLong(request_id(head, self._tail))
                 if not self._pending:
-                    return self._chunk[piece_start:end]
-                self._pending += memoryview(self._chunk)[piece_start:end]
+                    return bytes(piece)
+                self._pending += piece
                 return self._take_pending()
             # No newline in what is left of the chunk: keep it (or skip it), read more.
-            rest = len(self._chunk) - self._start
-            if rest and not self._skipping:
-                if len(self._pending) + rest > self._limit:
-                    self._pending = bytearray()
-                    self._skipping = True
+            piece = memoryview(self._chunk)[self._start :]
+            if piece and self._skipping:
+                self._keep_tail(piece)
+            elif piece and len(self._pending) + len(piece) > self._limit:
+                head, self._tail = self._ends(piece)
+                self._pending = bytearray()
+                self._skipping = True
+                found = id_from_start(head)
+                self._reported = found is not None
+                if self._reported:
                     self._chunk, self._start = b"", 0
-                    return TOO_LONG
-                self._pending += memoryview(self._chunk)[self._start :]
+                    return TooLong(found)
+            elif piece:
+                self._pending += piece
             self._chunk, self._start = b"", 0
             if self._ended or not self._read():
                 self._ended = True
+                if self._skipping and not self._reported:  # its end never came
+                    self._reported = True
+                    return TooLong(id_from_end(self._tail))
                 if self._pending and not self._skipping:
                     return self._take_pending()  # a last line without a newline
                 return None
+
+    def _ends(self, piece: memoryview) -> tuple[bytes, bytes]:
+        """The first and last bytes (see boris.transport.prescan) of the line made of
+        what is pending and ``piece``."""
+        pending = self._pending
+        head = bytes(pending[:HEAD]) + bytes(piece[: max(0, HEAD - len(pending))])
+        if len(piece) >= TAIL:
+            return head, bytes(piece[-TAIL:])
+        return head, bytes(pending[len(pending) - (TAIL - len(piece)) :]) + bytes(piece)
+
+    def _keep_tail(self, piece: memoryview) -> None:
+        self._tail = (self._tail + bytes(piece[-TAIL:]))[-TAIL:]
 
     def _read(self) -> bool:
         """Read the next chunk; False at the end of input or when told to stop."""
@@ -143,6 +183,7 @@ class StdioGuard:
         self._stop_read, self._stop_write = os.pipe()
         self._output_open = True
         self._lines = LineReader(self._real_in, self._stop_read, max_message)
+        self._screen: CallScreen | None = None  # the served app's, once serving
 
     def stop_input(self) -> None:
         """End the server's input now, as if the client had closed stdin."""
@@ -159,6 +200,7 @@ class StdioGuard:
 
         to_server, server_input = anyio.create_memory_object_stream[SessionMessage | Exception]()
         server_output, to_client = anyio.create_memory_object_stream[SessionMessage]()
+        self._screen = call_screen(mcp)
         token = set_transport("stdio")
         try:
             async with anyio.create_task_group() as tasks:
@@ -187,20 +229,19 @@ class StdioGuard:
                 item = await anyio.to_thread.run_sync(self._next_message)
                 if item is None:
                     return
-                if isinstance(item, Refusal):
+                if isinstance(item, Refusal | Answer):
                     await replies.send(SessionMessage(item.reply))
                 else:
                     await to_server.send(SessionMessage(item))
 
-    def _next_message(self) -> JSONRPCMessage | Refusal | None:
-        """The next message, or the error answering the next line that is none; None at
-        the end of input. Blocks: runs in a worker thread."""
+    def _next_message(self) -> JSONRPCMessage | Refusal | Answer | None:
+        """The next message, or what answers the next line without the server (an error,
+        a refused tool call); None at the end of input. Blocks: runs in a worker thread."""
         while (line := self._lines.next()) is not None:
-            if line is TOO_LONG:
-                return too_large(self.max_message)
-            assert isinstance(line, bytes)
+            if isinstance(line, TooLong):
+                return too_large(self.max_message, line.request_id)
             if line and not line.isspace():  # blank lines are harmless
-                return read_message(line)
+                return read_message(line, self._screen)
         return None
 
     # --- output ---------------------------------------------------------------------
@@ -225,7 +266,7 @@ class StdioGuard:
 def _encode(message: JSONRPCMessage) -> bytes | None:
     """A message as one JSON line; an error reply instead if it cannot be encoded."""
     try:
-        return jsonrpc_message_adapter.dump_json(message, by_alias=True, exclude_unset=True)
+        return _dump(message)
     except PydanticSerializationError as exc:
         log.warning("a reply could not be encoded as JSON: %s", exc)
         if not isinstance(message, JSONRPCResponse | JSONRPCError) or message.id is None:
@@ -233,11 +274,14 @@ def _encode(message: JSONRPCMessage) -> bytes | None:
         error = ErrorData(
             code=INTERNAL_ERROR, message="Internal error: the reply could not be encoded as JSON"
         )
-        return jsonrpc_message_adapter.dump_json(
-            JSONRPCError(jsonrpc="2.0", id=message.id, error=error),
-            by_alias=True,
-            exclude_unset=True,
-        )
+        try:
+            return _dump(JSONRPCError(jsonrpc="2.0", id=message.id, error=error))
+        except PydanticSerializationError:  # the id itself cannot be encoded
+            return _dump(JSONRPCError(jsonrpc="2.0", id=None, error=error))
+
+
+def _dump(message: JSONRPCMessage) -> bytes:
+    return jsonrpc_message_adapter.dump_json(message, by_alias=True, exclude_unset=True)
 
 
 def _write_line(fd: int, data: bytes) -> None:

@@ -280,6 +280,43 @@ async def test_deny_patterns_are_normalised_at_start_up(
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("pattern", "normalised"),
+    [
+        ("secret/.", "secret"),
+        ("secret/./", "secret"),
+        ("**/secret/.", "**/secret"),
+        ("secret/**/.", "secret"),
+        ("**/./secret", "**/secret"),
+        ("sub/../secret", "secret"),
+        ("./sub/../secret/.", "{root}/secret"),
+        ("{root}/sub/*/../../secret/.", "{root}/secret"),
+    ],
+)
+async def test_deny_patterns_with_dot_components_deny_what_they_name(
+    tmp_path: Path, pattern: str, normalised: str
+) -> None:
+    """The paths a pattern is matched against hold no ``.`` or ``..`` component: a
+    pattern's own are applied at start-up, so that it denies what it names."""
+    root = write_tree(
+        tmp_path.resolve(),
+        {"secret/key.txt": "hit\n", "sub/d/ok.txt": "hit\n", "open/ok.txt": "hit\n"},
+    )
+    denied = normalised.format(root=root)
+    async with app_client("--deny-dir", pattern.format(root=root), workdir=root) as client:
+        assert client.initialize_result is not None
+        assert client.initialize_result.instructions == (
+            f"Working directory: {root}\nDenied patterns: {denied}"
+        )
+        refused = await call_error(client, "view", path="secret/key.txt")
+        assert refused == (
+            f"[ACCESS_DENIED] {root}/secret/key.txt is denied by the pattern {denied}"
+        )
+        assert await call_ok(client, "grep", pattern="hit") == "open/ok.txt\nsub/d/ok.txt"
+        assert await call_ok(client, "glob", pattern="**/*.txt") == "open/ok.txt\nsub/d/ok.txt"
+
+
+@pytest.mark.anyio
 async def test_allow_dirs_are_normalised_at_start_up(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -10,12 +10,14 @@ matches absolute paths; a path is denied when it or any of its ancestors matches
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 import pytest
 
 from boris.errors import BorisError
 from boris.files.scope import PathScope, normalise_deny_pattern
+from boris.search.globs import PatternError
 
 
 def denial(scope: PathScope, path: str) -> str | None:
@@ -112,6 +114,24 @@ def workdir(tmp_path: Path) -> Path:
         ("{link}/work/", "{real}/work"),
         ("/**/x", "/**/x"),
         ("/*.key", "/*.key"),
+        # No "." components; each ".." takes away the component before it.
+        ("secret/.", "secret"),
+        ("**/./secret", "**/secret"),
+        ("sub/../secret", "secret"),
+        ("*/../secret", "secret"),
+        ("**/../secret", "secret"),
+        ("a/b/../../c/./d", "c/d"),
+        ("./a/./*/../b", "{real}/work/a/b"),
+        ("{link}/work/*/../../x/*.key", "{real}/x/*.key"),
+        # A final **/. is the directory before it and everything below.
+        ("secret/**/.", "secret"),
+        ("secret/**/./", "secret"),
+        ("**/.", "**"),
+        ("./**/.", "{real}/work"),
+        ("a/**/./b", "a/**/b"),
+        # Braces keep the components inside them; escapes are not separators.
+        ("{{a/..,b}}/c", "{{a/..,b}}/c"),
+        ("..x/.y", "..x/.y"),
     ],
 )
 def test_normalised_deny_patterns(workdir: Path, pattern: str, normalised: str) -> None:
@@ -120,6 +140,13 @@ def test_normalised_deny_patterns(workdir: Path, pattern: str, normalised: str) 
     assert normalise_deny_pattern(pattern.format(link=link), str(workdir)) == normalised.format(
         real=real
     )
+
+
+@pytest.mark.parametrize("pattern", ["a/..", "a/../..", "..x/../..", "**/..", "x/**/../.."])
+def test_a_deny_pattern_climbing_above_its_start_is_refused(pattern: str) -> None:
+    # Unanchored, it would match at any depth: above its start is nowhere in particular.
+    with pytest.raises(PatternError, match=re.escape("its '..' climbs above its start")):
+        normalise_deny_pattern(pattern, "/w")
 
 
 def test_a_link_reached_past_a_symlink_loop_is_followed(tmp_path: Path) -> None:

@@ -1,29 +1,35 @@
 """grep and glob against ripgrep 14.1 on random trees, through a real client.
 
-Hypothesis builds a tree (nested directories, .gitignore files at several levels,
-hidden files, .git, node_modules, symlinks, binary and non-UTF-8 files, CRLF, byte
-order marks, ...) in a fresh directory, then asks one Boris server (the module's,
+Hypothesis builds a tree (nested directories, .gitignore, .ignore and .rgignore files
+with negations at several levels, repositories with an info/exclude, nested ones inside
+a repository or not, hidden files, node_modules, symlinks, binary and non-UTF-8 files,
+CRLF, byte order marks, ...) in a fresh directory, then asks one Boris server (the module's,
 default flags) a few grep and glob questions about it and the ``rg`` of the pinned
 ``ripgrep`` wheel the same questions. The answers must be equal, but for the
 documented differences in ``DIFFERENCES``, each normalised in one place.
 
 How a question maps to rg (run with the search root as its working directory)::
 
-    every call       rg --no-config --hidden --no-ignore-global --no-ignore-exclude
-                        --no-ignore-dot --no-messages -g '!.git' -g '!node_modules'
-                        (+ --no-require-git --no-ignore-parent without a .git at the top)
+    every call       rg --no-config --hidden --no-ignore-global --no-messages
+                        -g '!.git' -g '!node_modules'
+    the tree         in a repository, the tree itself; else a copy with a .git at its
+                     top and without the .gitignore files above the search root (but
+                     those of a nested repository holding it)
     grep             -L --sort path --regexp PATTERN (-i) (-t TYPE)
       mode           files_with_matches: -l, then newest first (ties in walk order);
                      count: -c; content: -n/-N --no-heading --with-filename,
                      -B/-A the context of each side
-      multiline      -U --multiline-dotall; otherwise --crlf
-      include        -g is a whitelist that overrides .gitignore and -t, so it is
+      multiline      -U --multiline-dotall; otherwise --crlf, and \\z as $
+      include        -g is a whitelist that overrides ignore files and -t, so it is
                      applied as the files both ``rg --files`` and ``rg --files -g
                      INCLUDE`` list: ``-g '!*' -g '*/'`` then ``-g '/<file>'`` each
       a single file  its absolute path as rg's path argument
       paging         head_limit and offset slice rg's output lines
     glob (type file) rg --files -L --sort path -g PATTERN, minus what lies below a
                      symlinked directory, newest first; -g again as a whitelist
+
+A second test asks only which files grep and glob see, on a small tree whose ignore
+files of every kind and level disagree about the same names.
 
 Profiles: CI runs a bounded number of trees; ``HYPOTHESIS_PROFILE=deep`` runs
 thousands of questions (by hand: a few minutes on a 2-core machine).
@@ -34,6 +40,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import shutil
 import subprocess
 import sys
 import zlib
@@ -64,6 +71,16 @@ RIPGREP_BUGS = {
         "In multiline mode, an empty match at the very end of a file (after its last "
         "newline) matches no line, yet rg prints the context lines before it."
     ),  # without_phantom_context() drops a context group that has no match line
+    "resumed anchors": (
+        "In multiline mode rg searches on from the end of a match as from the start of "
+        "a text: there ^ and \\A match even in the middle of a line (^$\\n. over "
+        "LF b LF LF c LF finds lines 1-2, and rg prints line 3 too)."
+    ),  # grep_questions(): no multiline question with a start anchor
+    "crlf end of text": (
+        "With --crlf, \\z matches at the end of a line only if the line ends in \\r\\n "
+        "or is the last without a newline: foo\\z finds nothing in foo LF bar LF. "
+        "Without --crlf, rg (and Boris) match \\z at the end of every line."
+    ),  # GrepQuestion.rg_pattern: without multiline, \z is $ for rg, which it equals
 }
 
 #: The documented differences from ripgrep (README, "Differences from ripgrep"),
@@ -77,7 +94,21 @@ DIFFERENCES = {
         "The .gitignore files above the searched directory apply only inside a git "
         "repository, up to its root; those in the searched tree apply everywhere (as "
         "with rg --no-require-git)."
-    ),  # rg_base(): --no-require-git --no-ignore-parent without a .git at the top
+    ),  # rg_tree(): outside a repository, a copy with a .git at the top, and without
+    # the .gitignore files above the search root
+    "nested repositories": (
+        "Outside a repository too, a directory holding .git is a repository of its "
+        "own: the .gitignore files above it do not apply inside (rg --no-require-git "
+        "applies them)."
+    ),  # rg_tree(): the .git at the top of the copy makes rg stop at a nested .git
+    "filters after ignores": (
+        "include, type and glob's pattern choose among the files the ignore rules "
+        "leave; rg's -g is a whitelist that overrides the ignore files and -t."
+    ),  # expected_grep() and expected_glob(): the files rg lists without -g that it
+    # also lists with it
+    "global excludes": (
+        "git's global excludes file (core.excludesFile) is not read."
+    ),  # RG_BASE: --no-ignore-global
     "line ends": (
         "A line ends at \\n, at \\r\\n, or at a \\r that ends the file, and the \\r of a "
         "line end is not shown (ripgrep --crlf prints it, and takes any \\r as a line "
@@ -100,9 +131,14 @@ DIFFERENCES = {
         "\\w, \\d, \\s and \\b are ASCII, as in Go (ripgrep's are Unicode)."
     ),  # the pattern pieces: rg gets (?-u:\w) for \w, and so on
     "gitignore braces": (
-        "In a .gitignore, { and } are literal characters, as git has them (ripgrep "
-        "reads {a,b} as alternatives)."
+        "In a .gitignore, .ignore or .rgignore, { and } are literal characters, as git "
+        "has them (ripgrep reads {a,b} as alternatives)."
     ),  # IGNORE_LINES has no braces
+    "glob braces": (
+        "In glob patterns and include, braces nest ({a,{b,c}}, which rg refuses), and "
+        "braces without a comma ({c}) and a } outside braces are ordinary text (rg "
+        "reads {c} as c and drops the })."
+    ),  # RG_GLOBS: what rg is given for such a pattern
     "newline alternative": (
         "Without multiline, a newline written as a literal is refused also as one of "
         "single-character alternatives (x|\\n), which ripgrep merges into a class that "
@@ -138,15 +174,23 @@ IGNORE_LINES = ["*.log", "!keep.log", "build/", "/y.txt", "y.txt", "a/**/z.log",
                 "*.[hH]", "sp\\ ace.txt", "n?.txt", "x.py  ", "\\!x", "**/c", "c/", "/d", "e",
                 "sub/*.js", "*.min.js", "!m.min.js", "!build/", "*", "!*/", "!*.md", "e/",
                 "a/b/**", "**/"]  # fmt: skip
+#: Names that cannot be a rule of their own: not UTF-8, or braces (which rg reads
+#: as syntax in an ignore file, DIFFERENCES["gitignore braces"]).
+ODD_NAMES = {NON_UTF8, "{x}.txt", "a}.txt", "a,b"}
 TEXT_WORDS = ["foo", "bar", "Foo", "baz qux", "été", "x.y", "a\tb", "123", "", "foo bar",
               "FOO", "naïve", "é", "_w1", "foo", "o", "a", "foo", "bar foo"]  # fmt: skip
 BYTE_WORDS = [b"\xff", b"caf\xe9", b"\xc3"]  # not UTF-8
 
 
+#: The ignore files a directory may hold (a repository's exclude file is another).
+IGNORE_FILES = [".gitignore", ".ignore", ".rgignore"]
+EXCLUDE = ".git/info/exclude"
+
+
 @dataclass
 class Tree:
     files: dict[str, bytes]
-    ignores: dict[str, list[str]]
+    ignores: dict[str, list[str]]  # an ignore file (relative to the top) → its lines
     repository: bool  # .git at the top
     nested: list[str]  # directories holding a .git of their own
     file_links: dict[str, str]  # link → file it points to (both relative to the top)
@@ -198,12 +242,18 @@ def trees(draw: st.DrawFn) -> Tree:
         )
     )
     files = {d + n: draw(contents()) for d, n in paths}
-    ignores = {
-        d: draw(st.lists(st.sampled_from(IGNORE_LINES), min_size=1, max_size=5))
-        for d in draw(st.lists(st.sampled_from(DIRS), max_size=3, unique=True))
-    }
     repository = draw(st.booleans())
-    nested = draw(st.lists(st.sampled_from(["sub/", "a/b/"]), unique=True)) if repository else []
+    nested = draw(st.lists(st.sampled_from(["sub/", "a/b/"]), unique=True))
+    ignore_files = st.tuples(st.sampled_from(DIRS), st.sampled_from(IGNORE_FILES)).map("".join)
+    names = draw(st.lists(ignore_files, max_size=6, unique=True))
+    repositories = ([""] if repository else []) + nested
+    names += [d + EXCLUDE for d in repositories if draw(st.integers(0, 3)) == 0]
+    # Rules that name the tree's own files and directories, ignoring or re-including
+    # them, so that files of several levels and kinds often disagree about a path.
+    targets = sorted({n for _, n in paths if n not in ODD_NAMES} | {"a/", "b/", "sub/", ".hid/"})
+    own = st.tuples(st.sampled_from(["", "!"]), st.sampled_from(targets)).map("".join)
+    lines = st.one_of(st.sampled_from(IGNORE_LINES), own)
+    ignores = {name: draw(st.lists(lines, min_size=1, max_size=5)) for name in names}
     file_links: dict[str, str] = {}
     if draw(st.booleans()) and files:
         target = draw(st.sampled_from(sorted(files)))
@@ -242,16 +292,19 @@ def write(tree: Tree, case: Path) -> Path:
         if make_dir(rel.rpartition("/")[0]) and not (top / rel).exists():
             (top / rel).write_bytes(data)
             made.append(top / rel)
-    for directory, lines in tree.ignores.items():
-        if make_dir(directory):
-            (top / directory / ".gitignore").write_bytes("\n".join(lines).encode() + b"\n")
-            made.append(top / directory / ".gitignore")
     if tree.repository:
         (top / ".git").mkdir()
         (top / ".git" / "HEAD").write_bytes(b"foo\n")
+    tree.nested = [directory for directory in tree.nested if make_dir(directory)]
     for directory in tree.nested:
-        if make_dir(directory):
-            (top / directory / ".git").mkdir(exist_ok=True)
+        (top / directory / ".git").mkdir(exist_ok=True)
+    for name in list(tree.ignores):
+        if not make_dir(name.rpartition("/")[0]) or os.path.lexists(top / name):
+            del tree.ignores[name]  # a file or directory of that name is already there
+            continue
+        (top / name).write_bytes("\n".join(tree.ignores[name]).encode() + b"\n")
+        if not name.endswith(EXCLUDE):
+            made.append(top / name)
     for link, target in tree.file_links.items():
         fits = make_dir(link.rpartition("/")[0]) and not os.path.lexists(top / link)
         if (top / target).is_file() and fits:
@@ -282,7 +335,8 @@ def write(tree: Tree, case: Path) -> Path:
 #: Pattern pieces as (Boris's RE2, rg's equivalent): a pattern is an optional
 #: prefix, a core that often matches, and an optional suffix.
 PREFIXES = [("^", "^"), ("\\b", "(?-u:\\b)"), ("(?i)", "(?i)"), (" ", " "), ("\\s", "(?-u:\\s)"),
-            ("[^o]", "[^o]"), (".", "."), ("(foo|bar)", "(foo|bar)"), ("\\n", "\\n")]  # fmt: skip
+            ("[^o]", "[^o]"), (".", "."), ("(foo|bar)", "(foo|bar)"), ("\\n", "\\n"),
+            ("\\A", "\\A")]  # fmt: skip
 CORES = [("foo", "foo"), ("foo", "foo"), ("o", "o"), ("bar", "bar"), ("Foo", "Foo"), ("é", "é"),
          ("a", "a"), ("x\\.y", "x\\.y"), ("1", "1"), ("\\w+", "(?-u:\\w)+"), (".", "."),
          ("[fb]o", "[fb]o"),
@@ -290,7 +344,7 @@ CORES = [("foo", "foo"), ("foo", "foo"), ("o", "o"), ("bar", "bar"), ("Foo", "Fo
          ("\\x{e9}", "\\x{e9}"), ("a\\tb", "a\\tb"), ("q?", "q?")]  # fmt: skip
 SUFFIXES = [("$", "$"), ("+", "+"), (".*", ".*"), ("\\s", "(?-u:\\s)"), ("[^o]", "[^o]"),
             ("o*", "o*"), (" (foo|bar)", " (foo|bar)"), ("\\b", "(?-u:\\b)"), ("\\n", "\\n"),
-            (".\\w", ".(?-u:\\w)"), ("\\n.", "\\n.")]  # fmt: skip
+            (".\\w", ".(?-u:\\w)"), ("\\n.", "\\n."), ("\\z", "\\z"), ("o\\z", "o\\z")]  # fmt: skip
 
 
 @st.composite
@@ -306,12 +360,11 @@ def patterns(draw: st.DrawFn) -> list[tuple[str, str]]:
     return pieces
 
 
+#: What rg is given for the glob patterns it reads differently (DIFFERENCES["glob braces"]).
+RG_GLOBS = {"{x}.txt": "\\{x\\}.txt", "a}*": "a\\}*", "*.{py,{js,txt}}": "*.{py,js,txt}"}
 INCLUDES = ["*.py", "*.{js,vue}", "a/**", "a/**/*.txt", "*.txt", "[xy].*", "?.py", "**/*.log",
             "b*/*", "*.{log,txt}", "sub/**/*", "**/b/**", ".*", "*", "a/*", "[!x]*",
-            "\\{x\\}.txt", "[{]x}*", "a,b", "a,*"]  # fmt: skip
-# Not generated: a "}" outside braces after other text ("a}*"). Boris reads it as an
-# ordinary character; ripgrep 14.1 drops it and matches every name starting with "a"
-# (a difference the README lists).
+            "\\{x\\}.txt", "[{]x}*", "a,b", "a,*", *RG_GLOBS]  # fmt: skip
 TYPES = ["py", "python", "js", "c", "cpp", "json", "markdown", "md", "ts", "typescript", "yaml",
          "rust", "html"]  # fmt: skip
 GLOB_PIECES = [*INCLUDES, "**", "**/*", "*.{py,txt}", "{a,d}/**", "a/b/*", "**/e"]
@@ -341,7 +394,10 @@ class GrepQuestion:
 
     @property
     def rg_pattern(self) -> str:
-        return "".join(rg for _, rg in self.fragments)
+        pattern = "".join(rg for _, rg in self.fragments)
+        if not self.multiline:  # RIPGREP_BUGS["crlf end of text"]
+            pattern = pattern.replace("\\z", "$")
+        return pattern
 
     def place_in(self, roots: list[str], files: list[str]) -> None:
         if self.single and files:
@@ -353,8 +409,8 @@ class GrepQuestion:
 
 def search_roots(tree: Tree) -> list[str]:
     """Directories to search from: any, but one that a loop link inside it leads
-    above (DIFFERENCES["directories once"]), or one below a .gitignore with a rule
-    that names a path (RIPGREP_BUGS["parent paths"])."""
+    above (DIFFERENCES["directories once"]), or one that an ignore file above it
+    with a rule that names a path reaches (RIPGREP_BUGS["parent paths"])."""
     roots = [""]
     for root in tree.dirs:
         above = any(
@@ -364,13 +420,38 @@ def search_roots(tree: Tree) -> list[str]:
             )
             for link, target in tree.loop_links.items()
         )
-        path_rules = tree.repository and any(
-            root.startswith(directory) and root != directory and any(map(names_a_path, lines))
-            for directory, lines in tree.ignores.items()
+        path_rules = any(
+            names_a_path(rule) for name in ignores_above(tree, root) for rule in tree.ignores[name]
         )
         if root and not above and not path_rules:
             roots.append(root)
     return roots
+
+
+def ignore_file_directory(name: str) -> str:
+    """The directory an ignore file's rules are relative to ("" for the top)."""
+    if name.endswith(EXCLUDE):
+        return name[: -len(EXCLUDE)]
+    return name.rpartition("/")[0] + "/" if "/" in name else ""
+
+
+def ignores_above(tree: Tree, root: str) -> list[str]:
+    """The ignore files of the directories above ``root`` whose rules reach it: every
+    .ignore and .rgignore, and git's files up to the nearest repository's root."""
+    repositories = ([""] if tree.repository else []) + tree.nested
+    repository = max((r for r in repositories if root.startswith(r)), key=len, default=None)
+    reaching = []
+    for name in tree.ignores:
+        directory = ignore_file_directory(name)
+        if root == directory or not root.startswith(directory):
+            continue
+        gits = name.endswith(EXCLUDE) or name.endswith(".gitignore")
+        if gits and (repository is None or not directory.startswith(repository)):
+            continue
+        if name.endswith(EXCLUDE) and directory != repository:
+            continue
+        reaching.append(name)
+    return reaching
 
 
 def names_a_path(rule: str) -> bool:
@@ -398,14 +479,22 @@ def text_files(top: Path) -> list[str]:
     return sorted(found)
 
 
+#: The pattern pieces that anchor at a line's or the text's start.
+START_ANCHORS = {"^", "^$", "\\A"}
+
+
 @st.composite
 def grep_questions(draw: st.DrawFn) -> GrepQuestion:
     single = draw(st.integers(0, 5)) == 0
     side = st.one_of(st.none(), st.integers(0, 3))
+    fragments = draw(patterns())
+    multiline = draw(st.integers(0, 4)) == 0
+    if any(boris in START_ANCHORS for boris, _ in fragments):
+        multiline = False  # RIPGREP_BUGS["resumed anchors"]
     return GrepQuestion(
         place=draw(st.integers(0, 99)),
         single=single,
-        fragments=draw(patterns()),
+        fragments=fragments,
         case_insensitive=draw(st.booleans()),
         include=None if single or draw(st.integers(0, 3)) else draw(st.sampled_from(INCLUDES)),
         file_type=None if single or draw(st.integers(0, 3)) else draw(st.sampled_from(TYPES)),
@@ -414,7 +503,7 @@ def grep_questions(draw: st.DrawFn) -> GrepQuestion:
         before=draw(side),
         after=draw(side),
         context=draw(st.integers(0, 2)),
-        multiline=draw(st.integers(0, 4)) == 0,
+        multiline=multiline,
         head_limit=draw(st.sampled_from([0, 0, 1, 3])),
         offset=draw(st.sampled_from([0, 0, 1, 2])),
     )
@@ -423,12 +512,33 @@ def grep_questions(draw: st.DrawFn) -> GrepQuestion:
 # --- ripgrep -------------------------------------------------------------------------
 
 
-def rg_base(tree: Tree) -> list[str]:
-    base = [str(RG), "--no-config", "--hidden", "--no-ignore-global", "--no-ignore-exclude",
-            "--no-ignore-dot", "--no-messages", "--glob=!.git", "--glob=!node_modules"]  # fmt: skip
-    if not tree.repository:  # DIFFERENCES["parent ignores"]
-        base += ["--no-require-git", "--no-ignore-parent"]
-    return base
+#: rg's arguments for every question: DIFFERENCES["global excludes"], then what
+#: Boris always skips.
+RG_BASE = [str(RG), "--no-config", "--hidden", "--no-ignore-global", "--no-messages",
+           "--glob=!.git", "--glob=!node_modules"]  # fmt: skip
+
+_copies = itertools.count()
+
+
+def rg_tree(tree: Tree, top: Path, root: str) -> Path:
+    """The tree rg searches for a question asked from ``root``: in a repository, the
+    tree itself. Outside one, a copy (symlinks as they are, the same mtimes) with
+    a .git at its top, so that rg applies the .gitignore files as Boris does there
+    and stops them at a nested .git (DIFFERENCES["nested repositories"]), and
+    without the .gitignore files above ``root`` but those of a nested repository
+    that holds it (DIFFERENCES["parent ignores"])."""
+    if tree.repository:
+        return top
+    copy = top.parent / f"rg{next(_copies)}"
+    shutil.copytree(top, copy, symlinks=True)
+    (copy / ".git").mkdir()
+    reaching = ignores_above(tree, root)  # those of a nested repository around root
+    for name in tree.ignores:
+        directory = ignore_file_directory(name)
+        above = root != directory and root.startswith(directory)
+        if name.endswith(".gitignore") and above and name not in reaching:
+            (copy / name).unlink()
+    return copy
 
 
 @dataclass
@@ -489,8 +599,9 @@ def shown(name: str) -> str:
 def expected_grep(tree: Tree, top: Path, q: GrepQuestion) -> RgResult | list[str]:
     """rg's answer to ``q``: its output lines, or a result that says it refused the
     pattern."""
-    base = rg_base(tree)
-    cwd = top if q.single else top / q.root
+    base = RG_BASE
+    # A file named on the command line is searched whatever the ignore files say.
+    cwd = top if q.single else rg_tree(tree, top, q.root) / q.root
     args = ["-L", "--sort", "path", f"--regexp={q.rg_pattern}"]
     if q.case_insensitive:
         args.append("-i")
@@ -502,7 +613,7 @@ def expected_grep(tree: Tree, top: Path, q: GrepQuestion) -> RgResult | list[str
         args.append(f"--type={q.file_type}")
     if q.include:
         walked = files_of(base, cwd, *([f"--type={q.file_type}"] if q.file_type else []))
-        matching = set(files_of(base, cwd, f"--glob={q.include}"))
+        matching = set(files_of(base, cwd, f"--glob={RG_GLOBS.get(q.include, q.include)}"))
         chosen = [name for name in walked if name in matching]
         if not chosen:
             found = run_rg([*base, *args, os.devnull], cwd)  # does rg take the pattern?
@@ -566,10 +677,10 @@ def expected_count(content: list[str]) -> list[str]:
 
 
 def expected_glob(tree: Tree, top: Path, root: str, pattern: str) -> list[str]:
-    base = rg_base(tree)
-    cwd = top / root
+    base = RG_BASE
+    cwd = rg_tree(tree, top, root) / root
     walked = files_of(base, cwd)
-    matching = set(files_of(base, cwd, f"--glob={pattern}"))
+    matching = set(files_of(base, cwd, f"--glob={RG_GLOBS.get(pattern, pattern)}"))
     chosen = [
         name for name in walked if name in matching and not below_a_symlinked_directory(cwd, name)
     ]
@@ -660,3 +771,68 @@ async def test_grep_and_glob_agree_with_ripgrep(
     listed = text_of(await client.call_tool("glob", arguments, raise_on_error=False))
     got = [] if listed == "No files found" else listed.split("\n")
     assert got == expected_glob(tree, top, glob_root, glob_pattern), (glob_root, glob_pattern)
+
+
+# --- ignore files alone ------------------------------------------------------------------
+
+#: A small tree where every directory has the same few files, and rules naming them.
+IGNORE_DIRS = ["", "a/", "a/b/", "sub/", "sub/c/"]
+IGNORE_NAMES = ["x.py", "y.txt", "k.log", ".h"]
+IGNORE_TARGETS = [*IGNORE_NAMES, "*.py", "*.txt", "*", "a/", "b/", "sub/", "c/", "*/", "/x.py",
+                  "b/y.txt", "**/c/k.log", "b", "c"]  # fmt: skip
+
+
+@st.composite
+def ignore_trees(draw: st.DrawFn) -> Tree:
+    """The same files in each directory, ignore files of every kind at several levels
+    whose rules name those files (often with "!"), a repository at the top or not,
+    nested ones or not."""
+    files = {d + n: b"foo\n" for d in IGNORE_DIRS for n in IGNORE_NAMES}
+    repository = draw(st.booleans())
+    nested = draw(st.lists(st.sampled_from(["sub/", "a/b/"]), unique=True))
+    names = draw(
+        st.lists(
+            st.tuples(st.sampled_from(IGNORE_DIRS), st.sampled_from(IGNORE_FILES)).map("".join),
+            min_size=1,
+            max_size=8,
+            unique=True,
+        )
+    )
+    names += [d + EXCLUDE for d in ([""] if repository else []) + nested if draw(st.booleans())]
+    rule = st.tuples(st.sampled_from(["", "!", "!"]), st.sampled_from(IGNORE_TARGETS)).map("".join)
+    ignores = {name: draw(st.lists(rule, min_size=1, max_size=4)) for name in names}
+    return Tree(files, ignores, repository, nested, {}, None, {}, None, draw(st.integers(0, 99)))
+
+
+@pytest.mark.skipif(not rg_version_ok(), reason="needs rg 14.1.0 (the ripgrep test extra)")
+@pytest.mark.timeout(0 if EXAMPLES > 40 else 600)
+@settings(phases=SHRINK_WITHOUT_EXPLAINING)
+@given(
+    tree=ignore_trees(),
+    place=st.integers(0, 99),
+    include=st.sampled_from([None, None, "*.py", "*.log", "[xk].*", "**/c/*", "a/**"]),
+    file_type=st.sampled_from([None, None, "py"]),
+)
+async def test_ignore_files_agree_with_ripgrep(
+    client: Client[Any],
+    root: Path,
+    tree: Tree,
+    place: int,
+    include: str | None,
+    file_type: str | None,
+) -> None:
+    """Which files grep searches and glob lists, from any directory, when .gitignore,
+    .ignore, .rgignore and info/exclude files at several levels disagree about them,
+    and which of them include and type choose (DIFFERENCES["filters after ignores"])."""
+    top = write(tree, root / f"case{next(_cases)}")
+    roots = search_roots(tree)
+    search_root = roots[place % len(roots)]
+    arguments = {"pattern": "**", "path": str(top / search_root), "type": "file"}
+    listed = text_of(await client.call_tool("glob", arguments, raise_on_error=False))
+    got = [] if listed == "No files found" else listed.split("\n")
+    assert got == expected_glob(tree, top, search_root, "**"), search_root
+    q = GrepQuestion(place, False, [("foo", "foo")], False, include, file_type, "count", True,
+                     None, None, 0, False, 0, 0, search_root)  # fmt: skip
+    result = await client.call_tool("grep", boris_arguments(top, q), raise_on_error=False)
+    got = text_of(result).split("\n") if text_of(result) else []
+    assert got == expected_grep(tree, top, q), search_root

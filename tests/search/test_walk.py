@@ -236,14 +236,58 @@ def test_a_nested_repository_is_not_reached_by_the_outer_rules(tmp_path: Path) -
     assert entries(tmp_path / "sub" / "deep") == ["y.log"]
 
 
-def test_a_gitignore_that_is_a_fifo_is_not_read(tmp_path: Path) -> None:
+def test_an_ignore_file_that_is_a_fifo_is_not_read(tmp_path: Path) -> None:
     # Opening a FIFO for reading blocks until a writer comes: no walk may wait on
     # one, whether it sits in the tree or above the root.
     write_tree(tmp_path, {".git/HEAD": "", "sub/a.txt": ""})
-    os.mkfifo(tmp_path / ".gitignore")
-    os.mkfifo(tmp_path / "sub" / ".gitignore")
-    assert entries(tmp_path) == [".gitignore", "sub/", "sub/.gitignore", "sub/a.txt"]
-    assert entries(tmp_path / "sub") == [".gitignore", "a.txt"]
+    names = [".gitignore", ".ignore", ".rgignore"]
+    for name in names:
+        os.mkfifo(tmp_path / name)
+        os.mkfifo(tmp_path / "sub" / name)
+    os.mkfifo(tmp_path / ".git" / "info")  # where a directory holds the exclude file
+    assert entries(tmp_path) == [*names, "sub/", *(f"sub/{n}" for n in names), "sub/a.txt"]
+    assert entries(tmp_path / "sub") == [*names, "a.txt"]
+
+
+def test_ignore_files_among_names_that_sort_around_them(tmp_path: Path) -> None:
+    """A directory's ignore files are found whatever names sort before and after
+    them, in ASCII or not."""
+    names = ["!a", "+b", "-c", ".a", ".git~", ".gitignorex", ".h", ".rgignorex", "z", "\u00e9"]
+    write_tree(
+        tmp_path,
+        {
+            **dict.fromkeys(names, ""),
+            ".gitignore": "-c\n",
+            ".ignore": ".gitignorex\n",
+            ".rgignore": ".rgignorex\n\u00e9\n",
+        },
+    )
+    (tmp_path / os.fsdecode(b"\xff")).write_text("")
+    assert entries(tmp_path) == ["!a", "+b", ".a", ".gitignore", ".git~", ".h", ".ignore",
+                                 ".rgignore", "z", os.fsdecode(b"\xff")]  # fmt: skip
+
+
+def test_ignore_files_out_of_scope_are_not_read(tmp_path: Path) -> None:
+    """Ignore files above the allowed directories, an exclude file a worktree's .git
+    leads out of them to, and an ignore file linked from out of them are not read."""
+    write_tree(
+        tmp_path,
+        {
+            ".ignore": "*.tmp\n",
+            "outside/.git/info/exclude": "*.log\n",
+            "outside/.git/worktrees/wt/commondir": "../..\n",
+            "outside/rules": "*.txt\n",
+            "allowed/wt/.git": "gitdir: ../../outside/.git/worktrees/wt\n",
+            "allowed/wt/a.log": "",
+            "allowed/wt/a.tmp": "",
+            "allowed/wt/a.txt": "",
+        },
+    )
+    wt = tmp_path / "allowed" / "wt"
+    (wt / ".rgignore").symlink_to(tmp_path / "outside" / "rules")
+    assert entries(wt) == [".rgignore"]
+    allowed = PathScope([str(tmp_path / "allowed")], [])
+    assert entries(wt, allowed) == ["a.log", "a.tmp", "a.txt"]  # the link is skipped too
 
 
 def test_circular_symlinks_end(tmp_path: Path) -> None:

@@ -191,6 +191,31 @@ async def test_inside_an_ignored_directory_and_in_nested_repositories(
     assert await glob(client, pattern="*.log", path="ignoredroot/sub") == "z.log"
 
 
+async def test_ignore_and_rgignore_files(client: Client[Any], workdir: Path) -> None:
+    """glob leaves out what .ignore and .rgignore files exclude, as grep does: in a
+    repository or not, across a nested repository's edge, .rgignore over .ignore
+    over .gitignore whatever their depth, and a "!" rule re-including."""
+    write_tree(
+        workdir / "dotignore",
+        {
+            ".ignore": "gen/\n*.tmp\n",
+            ".rgignore": "!keep.tmp\n",
+            "gen/x.py": "",
+            "a.tmp": "",
+            "keep.tmp": "",
+            "sub/.git/HEAD": "",
+            "sub/.gitignore": "!b.tmp\n*.py\n",
+            "sub/.ignore": "!c.py\n",
+            "sub/b.tmp": "",
+            "sub/c.py": "",
+            "sub/d.py": "",
+        },
+    )
+    assert await glob(client, pattern="**/*.{py,tmp}", path="dotignore") == "keep.tmp\nsub/c.py"
+    assert await glob(client, pattern="*.py", path="dotignore/sub") == "c.py"
+    assert await glob(client, pattern="*", path="dotignore/gen") == "x.py"
+
+
 async def test_symlinks(client: Client[Any], workdir: Path) -> None:
     root = write_tree(workdir / "links", {"real/inside.txt": "", "file.txt": ""})
     (root / "linked_dir").symlink_to(root / "real")

@@ -745,6 +745,107 @@ async def test_a_nested_repository_has_its_own_rules(client: Client[Any], workdi
     assert await grep(client, pattern="foo", path="nestedrepo/sub") == "x.log"
 
 
+async def test_ignore_and_rgignore_files_rank_above_gitignore(
+    client: Client[Any], workdir: Path
+) -> None:
+    """.ignore and .rgignore are read as ripgrep reads them, outside a repository too:
+    a path's verdict comes from .rgignore, else .ignore, else .gitignore, whichever
+    directories the files are in; inside one kind, the deepest file decides."""
+    write_tree(
+        workdir / "dotignore",
+        {
+            ".gitignore": "*.gen\n",
+            ".ignore": "!keep.gen\n*.tmp\n",
+            ".rgignore": "!keep.tmp\n",
+            "a.gen": "hit\n",
+            "keep.gen": "hit\n",
+            "a.tmp": "hit\n",
+            "keep.tmp": "hit\n",
+            # A deeper .gitignore cannot re-include what the top .ignore ignores, nor
+            # ignore what it re-includes; a deeper .ignore can.
+            "pkg/.gitignore": "!*.tmp\nsrc.txt\nkeep.gen\n",
+            "pkg/.ignore": "!src.txt\n",
+            "pkg/.rgignore": "other.txt\n",
+            "pkg/x.tmp": "hit\n",
+            "pkg/keep.gen": "hit\n",
+            "pkg/src.txt": "hit\n",
+            "pkg/other.txt": "hit\n",
+        },
+    )
+    expected = "keep.gen:1\nkeep.tmp:1\npkg/keep.gen:1\npkg/src.txt:1"
+    assert await grep(client, pattern="hit", path="dotignore", output_mode="count") == expected
+    # From below, the .ignore and .rgignore files above apply too.
+    assert await grep(client, pattern="hit", path="dotignore/pkg", output_mode="count") == (
+        "keep.gen:1\nsrc.txt:1"
+    )
+    # A file named as the path is searched whatever the ignore files say.
+    assert await grep(client, pattern="hit", path="dotignore/pkg/other.txt") == (
+        "dotignore/pkg/other.txt"
+    )
+
+
+async def test_ignore_files_above_and_across_repositories(
+    client: Client[Any], workdir: Path
+) -> None:
+    """The .ignore files of the searched directory's ancestors apply, in a repository
+    or not, and reach into a nested repository, where the .gitignore files above it
+    do not reach; an ancestor's .gitignore applies only inside a repository."""
+    write_tree(
+        workdir / "ignoreabove",
+        {
+            ".gitignore": "*.log\n",
+            ".ignore": "*.tmp\n",
+            "d/a.log": "hit\n",
+            "d/a.tmp": "hit\n",
+            "d/a.txt": "hit\n",
+            "repo/.git/HEAD": "",
+            "repo/.gitignore": "*.txt\n",
+            "repo/sub/.git/HEAD": "",
+            "repo/sub/b.log": "hit\n",
+            "repo/sub/b.tmp": "hit\n",
+            "repo/sub/b.txt": "hit\n",
+        },
+    )
+
+    async def count(path: str) -> str:
+        return await grep(client, pattern="hit", path=path, output_mode="count")
+
+    # The top .gitignore applies in its tree, but not inside a repository below it.
+    assert await count("ignoreabove") == "d/a.txt:1\nrepo/sub/b.log:1\nrepo/sub/b.txt:1"
+    assert await count("ignoreabove/d") == "a.log:1\na.txt:1"
+    assert await count("ignoreabove/repo") == "sub/b.log:1\nsub/b.txt:1"
+    assert await count("ignoreabove/repo/sub") == "b.log:1\nb.txt:1"
+
+
+async def test_a_repositorys_exclude_file(client: Client[Any], workdir: Path) -> None:
+    """A repository's info/exclude applies below a .gitignore (whose "!" rules
+    re-include what it ignores), from any directory of the repository, and in a
+    linked worktree (a .git file naming a directory whose commondir leads to it)."""
+    write_tree(
+        workdir / "exclude",
+        {
+            "repo/.git/HEAD": "",
+            "repo/.git/info/exclude": "*.log\n",
+            "repo/.gitignore": "!keep.log\n",
+            "repo/a.log": "hit\n",
+            "repo/keep.log": "hit\n",
+            "repo/d/b.log": "hit\n",
+            "repo/d/c.txt": "hit\n",
+            "repo/.git/worktrees/wt/commondir": "../..\n",
+            "wt/.git": "gitdir: ../repo/.git/worktrees/wt\n",
+            "wt/a.log": "hit\n",
+            "wt/a.txt": "hit\n",
+        },
+    )
+
+    async def count(path: str) -> str:
+        return await grep(client, pattern="hit", path=path, output_mode="count")
+
+    assert await count("exclude/repo") == "d/c.txt:1\nkeep.log:1"
+    assert await count("exclude/repo/d") == "c.txt:1"
+    assert await count("exclude/wt") == "a.txt:1"
+
+
 async def test_a_name_that_is_not_utf8_is_shown_with_a_replacement_character(
     client: Client[Any], workdir: Path
 ) -> None:

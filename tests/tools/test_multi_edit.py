@@ -258,3 +258,33 @@ async def test_disabled_alone(case: Path) -> None:
     async with app_client("--disable-tools", "multi_edit", workdir=case) as client:
         result = await multi_edit(client, case / "f.txt", {"old_str": "a", "new_str": "b"})
         assert error_text(result).startswith("[INVALID_INPUT] unknown tool 'multi_edit'; ")
+
+
+async def test_many_regions_far_apart_in_a_large_file(client: Client[Any], case: Path) -> None:
+    """999 places changed by one edit across a 10 MB file: each snippet shown has the line
+    numbers of its place, up to the output cap, and the rest are counted."""
+    every, total = 200, 200_000
+    lines = [
+        f"{n:08d} " + ("MARK" if n % every == 0 and n < total else "") for n in range(1, total + 1)
+    ]
+    content = "".join(line.ljust(49, "x") + "\n" for line in lines)
+    path = await viewed(client, case / "big.txt", content)
+    result = ok_text(
+        await multi_edit(client, path, {"old_str": "MARK", "new_str": "DONE", "replace_all": True})
+    )
+    head, *snippets, rest = result.split("\n\n")
+    assert head == f"Applied 1 edits to {path}"
+    assert 10 <= len(snippets) < 999
+    for number, snippet in enumerate(snippets, 1):
+        marked = number * every
+        width = len(str(marked + 4))
+        expected = "".join(
+            f"{n:>{width}}\t{lines[n - 1].replace('MARK', 'DONE').ljust(49, 'x')}\n"
+            for n in range(marked - 4, marked + 5)
+        )
+        assert snippet + "\n" == expected, number
+    assert (
+        rest
+        == f"[{999 - len(snippets)} more edited regions not shown: view the file to see them]\n"
+    )
+    assert path.read_text() == content.replace("MARK", "DONE")

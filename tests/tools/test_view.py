@@ -20,7 +20,7 @@ from mcp_types import ImageContent
 
 from tests.file_helpers import IMAGE_SAMPLES
 from tests.inprocess import app_client
-from tests.interpose import Unavailable, watching_opens
+from tests.interpose import Unavailable, on_open, watching_opens
 from tests.support import error_text, ok_text
 
 pytestmark = pytest.mark.anyio
@@ -434,6 +434,47 @@ async def test_image_over_max_size(small_limit: Client[Any], case: Path) -> None
         f"[FILE_TOO_LARGE] {case / 'big.png'} is 2.0 KB ({size} bytes), "
         "over the 1.0 KB limit set by --max-file-size"
     )
+
+
+def bytes_read() -> int:
+    """What this process has read so far, by any read call (/proc/self/io rchar)."""
+    for line in Path("/proc/self/io").read_text().splitlines():
+        if line.startswith("rchar:"):
+            return int(line.split()[1])
+    raise LookupError("rchar")
+
+
+@pytest.mark.parametrize("view_range", [None, [1, 1], [5, 6]], ids=["whole", "line-1", "later"])
+async def test_a_file_growing_while_it_is_read_is_read_no_further_than_the_limit(
+    small_limit: Client[Any], case: Path, view_range: list[int] | None
+) -> None:
+    # Within the limit when its size is checked; 8 MB more, with no newline, by the time
+    # the server reads it (added while its first read waits).
+    path = case / "grows.txt"
+    path.write_bytes(b"x" * 1000)
+    writer = os.open(path, os.O_WRONLY | os.O_APPEND)
+    grown: list[str] = []
+
+    def grow(name: str) -> None:
+        if name == path.name and not grown:
+            grown.append(name)
+            os.write(writer, b"x" * (8 * MB))
+
+    try:
+        before = bytes_read()
+        with on_open(case, grow, reads=True):
+            result = await view(small_limit, path, view_range)
+        read = bytes_read() - before
+    except Unavailable as exc:
+        pytest.skip(f"fanotify permission events unavailable: {exc}")
+    finally:
+        os.close(writer)
+    assert grown
+    assert error_text(result) == (
+        f"[FILE_TOO_LARGE] {path} grew while it was read: at least 1.0 KB (1025 bytes), "
+        "over the 1.0 KB limit set by --max-file-size"
+    )
+    assert read < MB, read  # the limit and the head sniffed, not the 8 MB
 
 
 async def test_scope_denials(root: Path) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from mcp import MCPError
 
 from boris.transport.http import is_loopback_origin
 from tests.support import (
@@ -28,7 +29,9 @@ from tests.support import (
     json_body,
     sdk_http_client,
     server_env,
+    stop_process,
 )
+from tests.transport.test_stdio import SURROGATE_ID, SURROGATE_IDS
 
 pytestmark = pytest.mark.anyio
 
@@ -216,21 +219,55 @@ def test_loopback_origins() -> None:
     assert not is_loopback_origin("not a url")
 
 
-def test_warning_when_reachable_without_a_token(open_server: HttpServer) -> None:
-    # A name that cannot be bound: the warning comes before the bind, and nothing
-    # ever listens beyond loopback.
-    done = subprocess.run(
-        [*BORIS, "--host", "boris-test.invalid", "--port", str(free_port())],
-        capture_output=True,
-        text=True,
-        env=server_env(),
-        stdin=subprocess.DEVNULL,
-        timeout=60,
+def test_beyond_loopback_without_a_token_only_knowingly(open_server: HttpServer) -> None:
+    # A name that cannot be bound: the check and the warning come before the bind, and
+    # nothing ever listens beyond loopback.
+    def run(*flags: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*BORIS, "--host", "boris-test.invalid", "--port", str(free_port()), *flags],
+            capture_output=True,
+            text=True,
+            env=server_env(env),
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+        )
+
+    refused = run()
+    assert refused.returncode == 2
+    assert refused.stderr == (
+        "boris: error: --host boris-test.invalid is reachable from other machines and no "
+        "token is set: anyone who can reach it could run commands; set --token or "
+        "--generate-token, or pass --allow-unauthenticated to accept that\n"
     )
-    assert done.returncode != 0
-    assert "serving HTTP on boris-test.invalid without a token: anyone who can reach" in done.stderr
+    for accepted in (run("--allow-unauthenticated"), run(env={"BORIS_ALLOW_UNAUTHENTICATED": "1"})):
+        assert accepted.returncode not in (0, 2)  # started, then could not bind
+        assert (
+            "WARNING boris.http: serving HTTP on boris-test.invalid without a token "
+            "(--allow-unauthenticated): anyone who can reach port" in accepted.stderr
+        )
     # Loopback, as every test server binds, is not reachable from elsewhere: no warning.
     assert "without a token" not in open_server.stderr()
+
+
+def test_the_default_host_is_loopback(tmp_path: Path) -> None:
+    port = free_port()
+    proc = subprocess.Popen(
+        [*BORIS, "--port", str(port), "--workdir", str(tmp_path)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=server_env(),
+    )
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if b"listening on" in line:
+                assert line.rstrip().endswith(f"listening on http://127.0.0.1:{port}/mcp".encode())
+                break
+        else:
+            raise AssertionError("the server did not start")
+    finally:
+        stop_process(proc)
 
 
 # --- the edge: message size, malformed JSON-RPC, origins, text that cannot be sent -------
@@ -250,6 +287,10 @@ TOO_LARGE = jsonrpc_error(
     f"Invalid Request: message larger than {SMALL_MESSAGE_LIMIT} bytes "
     "(the limit is 3 × --max-file-size + 1 MiB)",
 )
+
+
+def with_id(reply: dict[str, object], request_id: int | str) -> dict[str, object]:
+    return {**reply, "id": request_id}
 
 
 @pytest.fixture(scope="module")
@@ -324,8 +365,62 @@ def test_a_longer_body_gets_413_naming_the_limit(small_server: HttpServer, chunk
     status, headers, answer = raw_post(small_server, list(MCP_HEADERS.items()), body)
     assert status == 413
     assert headers["content-type"] == "application/json"
-    assert json.loads(answer) == TOO_LARGE
+    assert json.loads(answer) == with_id(TOO_LARGE, 1)  # the id in its first bytes
     assert initialize(small_server)[0] == 200
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
+@pytest.mark.parametrize("request_id", [21, "ts-21"])
+def test_a_longer_body_with_its_id_at_the_end_gets_that_id(
+    small_server: HttpServer, chunked: bool, request_id: int | str
+) -> None:
+    # As the TypeScript SDK writes a request: the id last.
+    session = RawSession(small_server.url)
+    content = "x" * SMALL_MESSAGE_LIMIT
+    params = {"name": "create_file", "arguments": {"path": "ts.txt", "content": content}}
+    message = {"method": "tools/call", "params": params, "jsonrpc": "2.0", "id": request_id}
+    data = json.dumps(message).encode()
+    body: bytes | Iterator[bytes] = data
+    if chunked:
+        body = iter([data[i : i + 65536] for i in range(0, len(data), 65536)])
+    status, _, answer = raw_post(small_server, list(session.headers.items()), body)
+    assert status == 413
+    assert json.loads(answer) == with_id(TOO_LARGE, request_id)
+    assert session.text("bash", command="echo on") == "exit_code: 0\n\nstdout:\non\n"
+    session.delete()
+
+
+async def test_the_official_client_gets_its_answer_to_a_message_too_large(
+    small_server: HttpServer, tmp_path: Path
+) -> None:
+    async with sdk_http_client(small_server.url) as sdk:
+        with pytest.raises(MCPError) as raised:
+            await sdk.call_tool(
+                "create_file", {"path": str(tmp_path / "big.txt"), "content": "x" * (2 * MB)}
+            )
+        assert raised.value.error.message == TOO_LARGE["error"]["message"]  # type: ignore[index]
+        assert not (tmp_path / "big.txt").exists()
+        assert len((await sdk.list_tools()).tools) == 9
+
+
+def test_a_body_with_too_many_values_is_refused_before_it_is_parsed(
+    open_server: HttpServer,
+) -> None:
+    session = RawSession(open_server.url)
+    head = b'{"jsonrpc": "2.0", "id": 23, "method": "tools/call", "params": {"name": "view", '
+    body = head + b'"arguments": {"path": "x", "junk": [' + b"{}," * 200_000 + b"{}]}}}"
+    status, _, answer = session.post(body)
+    assert status == 400
+    assert json.loads(answer) == {
+        "jsonrpc": "2.0",
+        "id": 23,
+        "error": {
+            "code": -32600,
+            "message": "Invalid Request: message holds more than 100000 values",
+        },
+    }
+    assert session.text("bash", command="echo on") == "exit_code: 0\n\nstdout:\non\n"
+    session.delete()
 
 
 @pytest.mark.parametrize("bad_id", ["1.5", "[1]", "null", "true", "{}", "1e3"])
@@ -339,6 +434,22 @@ def test_a_request_with_an_invalid_id_is_answered(open_server: HttpServer, bad_i
     assert json.loads(answer) == jsonrpc_error(
         -32600, "Invalid Request: id must be a string or an integer"
     )
+
+
+@pytest.mark.parametrize("body", SURROGATE_IDS)
+def test_a_request_whose_id_is_not_unicode_is_answered_with_id_null(
+    open_server: HttpServer, body: bytes
+) -> None:
+    # The same answer as over STDIO: valid JSON, an invalid request, id null.
+    session = RawSession(open_server.url)
+    status, headers, answer = session.post(body)
+    assert status == 400
+    assert headers["content-type"] == "application/json"
+    assert json.loads(answer) == jsonrpc_error(-32600, SURROGATE_ID["message"])
+    assert (
+        session.text("bash", command="echo still here") == "exit_code: 0\n\nstdout:\nstill here\n"
+    )
+    session.delete()
 
 
 @pytest.mark.parametrize(
@@ -371,6 +482,19 @@ def test_malformed_bodies_get_jsonrpc_errors(
     assert initialize(open_server)[0] == 200
 
 
+def test_a_workdir_that_is_not_utf8_is_served(tmp_path: Path) -> None:
+    workdir = tmp_path / os.fsdecode(b"caf\xe9")
+    workdir.mkdir()
+    with http_server(workdir=workdir) as server:
+        status, _, body = http_request(
+            "POST", server.url, MCP_HEADERS, json.dumps(INITIALIZE).encode()
+        )
+        assert status == 200, body
+        assert json_body(body)["result"]["instructions"] == (
+            f"Working directory: {tmp_path}/caf\ufffd"
+        )
+
+
 def test_a_clients_own_error_is_accepted_not_echoed(open_server: HttpServer) -> None:
     session = RawSession(open_server.url)
     status, _, body = session.post(
@@ -388,7 +512,11 @@ def test_a_clients_own_error_is_accepted_not_echoed(open_server: HttpServer) -> 
         ("bash", {"command": "echo \ud800"}, "command"),
         ("str_replace", {"path": "x.txt", "old_str": "\udc80", "new_str": "y"}, "old_str"),
         ("create_file", {"path": "x.txt", "content": "ok\ud83d"}, "content"),
-        ("glob", {"pattern": "*", "bogus": {"deep": ["ok", "\ud800"]}}, "bogus.deep.1"),
+        (
+            "multi_edit",
+            {"path": "x.txt", "edits": [{"old_str": "a"}, {"old_str": "b", "new_str": "\ud800"}]},
+            "edits.1.new_str",
+        ),
     ],
 )
 def test_a_lone_surrogate_in_an_argument_is_invalid_input(

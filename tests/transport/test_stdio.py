@@ -9,14 +9,17 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp import MCPError
+from mcp_types import ErrorData
 
 from tests.file_helpers import memory_kib, peak_start
-from tests.support import RawStdio, raw_stdio
+from tests.support import INITIALIZE, RawStdio, raw_stdio, sdk_stdio_client
 
 MB = 1024 * 1024
 #: README: a message may be 3 × --max-file-size + 1 MiB long (the line, without its newline).
@@ -78,9 +81,50 @@ def test_a_line_at_the_limit_is_served(small: RawStdio) -> None:
 def test_a_longer_line_is_refused_and_the_server_keeps_serving(small: RawStdio) -> None:
     line = padded(create_file_line(11, "over.txt", "x", ascii_only=True), SMALL_MESSAGE_LIMIT + 1)
     small.send(line)
-    assert small.receive() == error(TOO_LARGE)
+    assert small.receive() == error(TOO_LARGE, 11)
     assert small.silent()  # the refused line's request is not run
     assert tools_list(small, 12) == 9
+
+
+def typescript_order(request_id: int | str, content: str) -> bytes:
+    """A create_file call as the TypeScript SDK writes it: the id last."""
+    params = {"name": "create_file", "arguments": {"path": "ts.txt", "content": content}}
+    message = {"method": "tools/call", "params": params, "jsonrpc": "2.0", "id": request_id}
+    return json.dumps(message).encode()
+
+
+@pytest.mark.parametrize("request_id", [13, "ts-13", 0])
+def test_a_longer_line_with_its_id_at_the_end_is_answered_with_that_id(
+    small: RawStdio, request_id: int | str
+) -> None:
+    small.send(typescript_order(request_id, "x" * SMALL_MESSAGE_LIMIT))
+    assert small.receive() == error(TOO_LARGE, request_id)
+    assert tools_list(small, 14) == 9
+
+
+def test_a_longer_line_whose_end_never_comes_is_answered_at_the_end_of_input(
+    tmp_path: Path,
+) -> None:
+    with raw_stdio("--max-file-size", "1KB", workdir=tmp_path) as server:
+        server.initialize()
+        server.stdin.write(typescript_order(15, "x" * SMALL_MESSAGE_LIMIT))
+        server.stdin.close()
+        assert server.receive() == error(TOO_LARGE, 15)
+        assert server.proc.wait(timeout=30) == 0
+
+
+@pytest.mark.anyio
+async def test_the_official_client_gets_its_answer_to_a_message_too_large(tmp_path: Path) -> None:
+    # Its request id is in the first bytes of the line: the call fails at once with the
+    # error, instead of waiting for a reply that would never come.
+    async with sdk_stdio_client("--max-file-size", "1KB", workdir=tmp_path) as sdk:
+        start = time.monotonic()
+        with pytest.raises(MCPError) as raised:
+            await sdk.call_tool("create_file", {"path": "big.txt", "content": "x" * (2 * MB)})
+        assert time.monotonic() - start < 30
+        assert raised.value.error == ErrorData.model_validate(TOO_LARGE)
+        assert not (tmp_path / "big.txt").exists()
+        assert len((await sdk.list_tools()).tools) == 9
 
 
 def test_a_huge_line_is_discarded_in_bounded_memory(tmp_path: Path) -> None:
@@ -145,6 +189,32 @@ def test_a_request_with_an_invalid_id_is_answered(small: RawStdio, bad_id: str) 
     assert tools_list(small, 40) == 9
 
 
+#: Requests whose id is valid JSON but not Unicode text: no reply could carry it.
+SURROGATE_IDS = [
+    b'{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}',
+    b'{"jsonrpc":"2.0","id":"a\\udfff","method":"ping"}',
+    b'{"jsonrpc":"2.0","id":"\\ud800","method":"no/such/method"}',
+    b'{"jsonrpc":"2.0","id":"\\udc80","method":"tools/call",'
+    b'"params":{"name":"bash","arguments":{"command":"echo hi"}}}',
+]
+SURROGATE_ID: dict[str, Any] = {
+    "code": -32600,
+    "message": f"Invalid Request: id {LONE_SURROGATE}",
+}
+
+
+@pytest.mark.parametrize("line", SURROGATE_IDS)
+def test_a_request_whose_id_is_not_unicode_is_answered_with_id_null(
+    small: RawStdio, line: bytes
+) -> None:
+    # The reply cannot echo the id: it is refused as an invalid request with id null,
+    # nothing runs, and the session goes on.
+    small.send(line)
+    assert small.receive() == error(SURROGATE_ID)
+    assert small.silent()
+    assert tools_list(small, 45) == 9
+
+
 @pytest.mark.parametrize(
     ("tool", "arguments", "parameter"),
     [
@@ -154,7 +224,11 @@ def test_a_request_with_an_invalid_id_is_answered(small: RawStdio, bad_id: str) 
         ("str_replace", {"path": "x.txt", "old_str": "\udc80", "new_str": "y"}, "old_str"),
         ("create_file", {"path": "x.txt", "content": "ok\ud83d"}, "content"),
         ("view", {"path": "x.txt", "view_range": ["\ud800", 2]}, "view_range.0"),
-        ("glob", {"pattern": "*", "bogus": {"deep": ["ok", "\ud800"]}}, "bogus.deep.1"),
+        (
+            "multi_edit",
+            {"path": "x.txt", "edits": [{"old_str": "a"}, {"old_str": "b", "new_str": "\ud800"}]},
+            "edits.1.new_str",
+        ),
     ],
 )
 def test_a_lone_surrogate_in_an_argument_is_invalid_input(
@@ -179,7 +253,7 @@ def test_a_lone_surrogate_in_an_argument_is_invalid_input(
     assert tools_list(small, 51) == 9
 
 
-DEEP = b"[" * 100_000 + b"]" * 100_000
+DEEP = b"[" * 50_000 + b"]" * 50_000
 
 
 @pytest.mark.parametrize(
@@ -290,6 +364,23 @@ def test_grep_content_with_an_undecodable_file_name(tmp_path: Path) -> None:
         assert tools_list(server, 3) == 9
 
 
+def test_a_workdir_that_is_not_utf8_is_served(tmp_path: Path) -> None:
+    # Its name is shown with U+FFFD where it must be text; the tools use the real name.
+    workdir = tmp_path / os.fsdecode(b"caf\xe9")
+    workdir.mkdir()
+    with raw_stdio("--deny-dir", "**/s\udce9cret", workdir=workdir) as server:
+        server.send(INITIALIZE)
+        assert server.reply(1)["result"]["instructions"] == (
+            f"Working directory: {tmp_path}/caf\ufffd\nDenied patterns: **/s\ufffdcret"
+        )
+        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert (
+            server.call(2, "create_file", {"path": "a.txt", "content": "x\n"})["isError"] is False
+        )
+        assert (workdir / "a.txt").read_text() == "x\n"
+        assert tools_list(server, 3) == 9
+
+
 def test_a_reply_that_cannot_be_encoded_becomes_an_error_reply(small: RawStdio) -> None:
     # The SDK echoes an unknown method's name in its error; a lone surrogate in it
     # cannot be written as JSON. The request is still answered, and the session goes on.
@@ -301,13 +392,14 @@ def test_a_reply_that_cannot_be_encoded_becomes_an_error_reply(small: RawStdio) 
 
 
 def test_a_reply_is_written_while_a_huge_line_is_still_arriving(small: RawStdio) -> None:
-    # Refusing a long line does not wait for its end: the client may be blocked writing it.
+    # Refusing a long line whose first bytes show its id does not wait for its end.
     small.send({"jsonrpc": "2.0", "id": 100, "method": "tools/list"})
     assert len(small.reply(100)["result"]["tools"]) == 9
     done = threading.Event()
 
     def write_forever() -> None:
         try:
+            small.stdin.write(create_file_line(102, "x.txt", "", ascii_only=True)[:-4])
             for _ in range(8):
                 small.stdin.write(b" " * MB)
                 small.stdin.flush()
@@ -316,7 +408,7 @@ def test_a_reply_is_written_while_a_huge_line_is_still_arriving(small: RawStdio)
 
     writer = threading.Thread(target=write_forever, daemon=True)
     writer.start()
-    assert small.receive() == error(TOO_LARGE)
+    assert small.receive() == error(TOO_LARGE, 102)  # before the line's end was sent
     writer.join(timeout=60)
     assert done.is_set()
     small.send(b"")  # end the long line
