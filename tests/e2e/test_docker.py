@@ -197,6 +197,17 @@ async def test_an_orphan_is_reaped_when_it_ends(container: Container) -> None:
     assert zombies == []
 
 
+def test_without_a_token_the_container_stops_saying_why(image: str) -> None:
+    """It serves beyond the container, so it refuses to start without a token."""
+    assert DOCKER is not None
+    done = subprocess.run(
+        [DOCKER, "run", "--rm", image], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2
+    assert "no token is set" in done.stderr
+    assert done.stderr.count("\n") == 1
+
+
 async def test_docker_stop_ends_it_within_the_grace_period(image: str, tmp_path: Path) -> None:
     running = start(image, a_workspace(tmp_path), "--token", TOKEN)
     try:
