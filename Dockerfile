@@ -8,7 +8,8 @@ WORKDIR /src
 COPY pyproject.toml README.md build_zipapp.sh ./
 COPY boris ./boris
 COPY scripts ./scripts
-RUN ./build_zipapp.sh
+# The zipapp for this machine's platform (it runs under any CPython 3.10-3.14).
+RUN ./build_zipapp.sh && mv dist/boris-linux-*.pyz dist/boris.pyz
 
 # --- run: a slim Python with only the zipapp ------------------------------------------------
 FROM python:3.11-slim
@@ -23,10 +24,13 @@ RUN apt-get update \
     && chown boris:boris /workspace
 USER boris
 ENV SHIV_ROOT=/home/boris/.shiv
-# Unpack the zipapp once at build time so containers start warm.
-RUN python3 /usr/local/bin/boris.pyz --version
+# Unpack the zipapp once at build time, and start the server once (stdin closed: it exits
+# at once) so that the bytecode of what it imports is cached: containers start warm.
+RUN python3 /usr/local/bin/boris.pyz --transport stdio </dev/null >/dev/null
 WORKDIR /workspace
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
     CMD ["python3", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8080/health', timeout=4)"]
+# Listens on every interface of the container, so Boris starts only with --token or
+# --generate-token given after the image name (or --allow-unauthenticated).
 ENTRYPOINT ["/usr/bin/tini", "--", "python3", "/usr/local/bin/boris.pyz", "--transport", "http", "--host", "0.0.0.0", "--port", "8080"]

@@ -3,9 +3,8 @@ reply, plus the server's idle memory right after that first tools/list.
 
 Speaks raw JSON-RPC over the pipes (``rawrpc.py``), so no client library start-up is
 counted. Each row is the median of --runs starts (default 10), each a new process; an
-unmeasured start before a row's runs warms the page cache (not for first starts of a
-pyz, whose unpacking is the point). VmRSS is read from /proc/PID/status after the first
-tools/list reply, before the server is stopped.
+unmeasured start before a row's runs warms the page cache. VmRSS is read from
+/proc/PID/status after the first tools/list reply, before the server is stopped.
 
 The server's environment has PYTHONDONTWRITEBYTECODE=1 unless --allow-bytecode-writes
 is given: nothing the runs do is written as bytecode, so the figure does not depend on
@@ -13,13 +12,11 @@ earlier runs (a source checkout whose __pycache__ directories are missing compil
 modules at each start under it).
 
 Rows: the venv (this interpreter, ``-m boris``) or the command given after ``--`` (one
-that serves STDIO, e.g. ``-- python3 boris.pyz --transport stdio``; --workdir is added);
-with --pyz, that zipapp started first (a fresh, empty SHIV_ROOT each run: it unpacks
-itself) and warm (unpacked once before), each with and without PYTHONDONTWRITEBYTECODE=1.
-Each row names the project's start-up target for it.
+that serves STDIO, e.g. ``-- python3 boris.pyz --transport stdio``; --workdir is added).
+The venv's row names the project's start-up target for it. The zipapp's first and later
+starts under each interpreter: bench/pyz.py.
 
-Usage: python bench/startup.py [--runs N] [--allow-bytecode-writes] [--pyz dist/boris.pyz]
-                               [-- command ...]
+Usage: python bench/startup.py [--runs N] [--allow-bytecode-writes] [-- command ...]
 """
 
 from __future__ import annotations
@@ -41,8 +38,6 @@ from rawrpc import RawServer, boris_command
 
 #: The project's start-up targets, in seconds to the first tools/list reply.
 TARGET_VENV = 0.9
-TARGET_PYZ_WARM = 1.2
-TARGET_PYZ_FIRST = 6.0
 
 
 @dataclass
@@ -92,27 +87,6 @@ def warm_runs(command: Sequence[str], env: dict[str, str], runs: int) -> list[St
     return [measure(command, env) for _ in range(runs)]
 
 
-def pyz_rows(pyz: str, workdir: Path, scratch: Path, runs: int) -> None:
-    # Not -I: that would ignore PYTHONDONTWRITEBYTECODE, one of the cases to measure.
-    command = [sys.executable, pyz, "--transport", "stdio", "--workdir", str(workdir)]
-    for dont_write in (True, False):
-        label = bytecode_label(dont_write)
-        firsts = []
-        for _ in range(runs):
-            root = Path(tempfile.mkdtemp(prefix="shiv-", dir=scratch))
-            try:
-                firsts.append(measure(command, environment(dont_write, SHIV_ROOT=str(root))))
-            finally:
-                shutil.rmtree(root, ignore_errors=True)
-        report(f"pyz first start ({label})", firsts, TARGET_PYZ_FIRST)
-        root = Path(tempfile.mkdtemp(prefix="shiv-", dir=scratch))
-        try:
-            env = environment(dont_write, SHIV_ROOT=str(root))
-            report(f"pyz warm ({label})", warm_runs(command, env, runs), TARGET_PYZ_WARM)
-        finally:
-            shutil.rmtree(root, ignore_errors=True)
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=10, help="starts per row (default 10)")
@@ -121,7 +95,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         action="store_true",
         help="do not set PYTHONDONTWRITEBYTECODE=1 for the venv's (or command's) server",
     )
-    parser.add_argument("--pyz", help="also time this boris.pyz, first start and warm")
     parser.add_argument("command", nargs="*", help="start this instead of the venv's boris")
     args = parser.parse_args(argv)
     exit_cleanly_on_sigterm()
@@ -142,8 +115,6 @@ def main(argv: Sequence[str] | None = None) -> None:
             command = boris_command(workdir)
             label, target = f"venv ({bytecode_label(dont_write)})", TARGET_VENV
         report(label, warm_runs(command, env, args.runs), target)
-        if args.pyz:
-            pyz_rows(args.pyz, workdir, scratch, args.runs)
         print(f"after: {load_average()}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

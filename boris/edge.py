@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import sys
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
@@ -280,10 +281,9 @@ def strictly_typed(fn: Callable[..., Any]) -> Callable[..., Any]:
     dependency as default) are left alone. The copy keeps ``fn``'s attributes, the
     ``tool`` decorator's metadata among them.
     """
-    strict = types.FunctionType(
-        fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__
-    )
-    strict.__kwdefaults__ = fn.__kwdefaults__
+    # The defaults are set once the hints are resolved: before 3.11, get_type_hints made
+    # the hint of a parameter whose default is None Optional (a null in the schema).
+    strict = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, None, fn.__closure__)
     strict.__qualname__ = fn.__qualname__
     strict.__module__ = fn.__module__
     strict.__dict__.update(fn.__dict__)
@@ -300,7 +300,22 @@ def strictly_typed(fn: Callable[..., Any]) -> Callable[..., Any]:
     for name, hint in typing.get_type_hints(strict, include_extras=True).items():
         annotations[name] = _strict_type(hint)
     strict.__annotations__ = annotations
+    strict.__defaults__ = fn.__defaults__
+    strict.__kwdefaults__ = fn.__kwdefaults__
+    if sys.version_info < (3, 11):
+        _defaults_in_signature_only(strict)
     return strict
+
+
+def _defaults_in_signature_only(fn: Callable[..., Any]) -> None:
+    """Before 3.11, get_type_hints makes the hint of each parameter that defaults to None
+    Optional, burying its Field (an alias is then lost), and fastmcp resolves the hints
+    of the function its argument validator calls that way. The defaults move to
+    ``__signature__``, which inspect and pydantic read (pydantic passes every default
+    in), out of get_type_hints' sight."""
+    fn.__signature__ = inspect.signature(fn)  # type: ignore[attr-defined]
+    fn.__defaults__ = None
+    fn.__kwdefaults__ = None
 
 
 def _strict_type(hint: Any) -> Any:
@@ -308,7 +323,8 @@ def _strict_type(hint: Any) -> Any:
     origin = typing.get_origin(hint)
     if origin is Annotated:
         inner, *metadata = typing.get_args(hint)
-        return Annotated[(_strict_type(inner), *metadata)]
+        arguments = (_strict_type(inner), *metadata)  # a starred subscript is 3.11+ syntax
+        return Annotated[arguments]
     if origin in (typing.Union, types.UnionType):
         return typing.Union[tuple(_strict_type(arg) for arg in typing.get_args(hint))]  # noqa: UP007
     if origin is list:

@@ -8,12 +8,16 @@ and a single text block ``[CODE] message``. Code anywhere below the app raises
 
 from __future__ import annotations
 
-from enum import StrEnum
+from enum import Enum
 
 from boris.text import printable
 
 
-class Code(StrEnum):
+class Code(str, Enum):
+    # enum.StrEnum (3.11+) in effect: str() and f-strings give the bare value on every Python.
+    def __str__(self) -> str:
+        return self.value
+
     INVALID_INPUT = "INVALID_INPUT"
     PATH_NOT_FOUND = "PATH_NOT_FOUND"
     ACCESS_DENIED = "ACCESS_DENIED"

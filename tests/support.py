@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import select
 import signal
 import socket
@@ -16,7 +17,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
@@ -31,8 +31,11 @@ from mcp_types import TextContent
 
 BORIS = [sys.executable, "-m", "boris"]
 REPO = Path(__file__).resolve().parent.parent
-#: The release the package declares, read from its metadata source rather than asked of Boris.
-VERSION: str = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+#: The release the package declares, read from its metadata source rather than asked of Boris
+#: (the one `version = ` line of pyproject.toml; tomllib is not in Python 3.10).
+_VERSION_LINE = re.search(r'^version = "([^"]+)"$', (REPO / "pyproject.toml").read_text(), re.M)
+assert _VERSION_LINE is not None
+VERSION: str = _VERSION_LINE.group(1)
 
 
 def server_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -40,6 +40,7 @@ A pattern's meaning is the union of its brace expansions, each read with these r
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -313,6 +314,9 @@ _MAX_EXPANDED_TOKENS = 4096
 _MAX_RE2_EXPANSIONS = 1000
 _MAX_RE2_TOKENS = 65536
 
+#: Python's re has atomic groups from 3.11 on; before, every pattern runs on RE2.
+_ATOMIC_GROUPS = sys.version_info >= (3, 11)
+
 #: A whole path component ``**``, after normalisation.
 _GLOBSTAR = "**"
 
@@ -333,7 +337,7 @@ def compile_glob(pattern: str) -> Matcher:
     """
     tokens = parse(pattern)
     expanded = _expand(tokens, _every_group, _MAX_EXPANSIONS, _MAX_EXPANDED_TOKENS)
-    if expanded is not None:
+    if expanded is not None and _ATOMIC_GROUPS:
         return re.compile("|".join(_regex(e, atomic=True) for e in expanded)).fullmatch
     return _re2_glob(tokens)
 

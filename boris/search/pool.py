@@ -44,6 +44,13 @@ IN_FLIGHT = 2
 _HEADER = struct.Struct("<I")
 
 _WORKER_CODE = "from boris.search.pool import serve; serve()"
+#: The worker's command line after the interpreter. -c puts the working directory (a
+#: user's repository) first on sys.path; -P keeps it off, and before 3.11, which has
+#: no -P, the code takes it off itself before importing anything.
+if sys.version_info >= (3, 11):
+    _WORKER_ARGS = ["-P", "-c", _WORKER_CODE]
+else:
+    _WORKER_ARGS = ["-c", f"import sys; sys.path.remove(''); {_WORKER_CODE}"]
 
 
 def worker_count() -> int:
@@ -128,7 +135,7 @@ class Worker:
         # Whatever this process can import (a venv, an unpacked zipapp), so can the worker.
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         proc = subprocess.Popen(
-            [sys.executable, "-P", "-c", _WORKER_CODE],
+            [sys.executable, *_WORKER_ARGS],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,

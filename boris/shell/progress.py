@@ -72,7 +72,9 @@ class ProgressSender:
         self._wake.set()
         if self._task is None:
             loop = asyncio.get_running_loop()
-            self._task = loop.create_task(self._run(), context=self._context)
+            # A task starts in a copy of the context current at its creation (create_task's
+            # context argument is 3.11+).
+            self._task = self._context.run(loop.create_task, self._run())
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()

@@ -322,7 +322,7 @@ class TaskTable:
     async def wait(
         self,
         task_id: str,
-        timeout: float,  # noqa: ASYNC109 - the tool's wait, handed on to asyncio.wait
+        timeout: float,
         progress: Send | None = None,
     ) -> str:
         """task_output with ``block``: the report once the task has finished, or after

@@ -62,7 +62,7 @@ once. Read its output later with the task_output tool. You do not need to append
 @tool(name="bash", annotations=destructive("Run a shell command"), output_schema=None)
 async def bash(
     command: Annotated[str, Field(description="The shell command to run.")],
-    timeout: Annotated[  # noqa: ASYNC109 - the tool's own parameter, in ms
+    timeout: Annotated[
         int | SkipJsonSchema[None],
         Field(description=f"Timeout in milliseconds (max {commands.MAX_TIMEOUT_MS})."),
     ] = None,

@@ -59,7 +59,7 @@ async def task_output(
         bool,
         Field(description="Wait until the task finishes (or timeout passes) before answering."),
     ] = False,
-    timeout: Annotated[  # noqa: ASYNC109 - the tool's own parameter, in ms
+    timeout: Annotated[
         int,
         Field(
             ge=1,

@@ -8,6 +8,7 @@ what a line-by-line grep does. These call the functions the server runs directly
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -183,6 +184,11 @@ def test_multiline_match_lines_cover_each_match(pattern: str, data: bytes) -> No
 # flags (``**`` crosses directories, braces, ``*`` matches dotfiles), on inputs small
 # enough for its expansion of braces.
 ORACLE_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTGLOB
+#: wcmatch 12 needs Python 3.11; the 11.x that 3.10 gets reads some patterns otherwise
+#: (``**/`` matches ``a``, ``{a,}`` matches ``b``), so it is no oracle.
+needs_the_oracle = pytest.mark.skipif(
+    sys.version_info < (3, 11), reason="the oracle, wcmatch 12, needs Python 3.11+"
+)
 
 # Space-separated pieces of glob patterns.
 GLOB_PIECES = (
@@ -207,6 +213,7 @@ def oracle(patterns: list[str], path: str) -> bool | None:
         return None
 
 
+@needs_the_oracle
 @given(
     pattern=st.lists(_glob_tokens, min_size=1, max_size=6).map("".join),
     path=st.lists(_segments, min_size=1, max_size=4).map("/".join),
@@ -231,6 +238,7 @@ _deny_patterns = st.one_of(
 )
 
 
+@needs_the_oracle
 @given(
     patterns=st.lists(_deny_patterns, min_size=1, max_size=3),
     path=st.lists(_segments, min_size=0, max_size=4).map(lambda s: "/" + "/".join(s)),
