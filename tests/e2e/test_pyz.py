@@ -255,8 +255,8 @@ async def test_stdio_round_trip(
         cell |= {"metadata": {}, "outputs": [], "source": ["x = 1"]}
         notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
         (workdir / "n.ipynb").write_text(json.dumps(notebook))
-        result = await client.call_tool("view", {"path": "n.ipynb"})
-        assert ok_text(result) == (
+        notebook_view = await client.call_tool("view", {"path": "n.ipynb"})
+        assert ok_text(notebook_view) == (
             "[notebook] 1 cell, nbformat 4.5\n[cell 1] code id=a execution_count=none\n1\tx = 1\n"
         )
     assert notes.read_text() == "alpha\ngamma\n"

@@ -309,13 +309,13 @@ def test_a_clients_own_responses_are_not_answered(small: RawStdio) -> None:
     # for no pending request are taken in silently, not echoed or refused.
     small.send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "x"}})
     small.send({"jsonrpc": "2.0", "id": 999, "result": {}})
-    assert tools_list(small, 75) == 10  # the first thing written is this reply
+    assert tools_list(small, 75) == 11  # the first thing written is this reply
 
 
 def test_unknown_notifications_are_ignored(small: RawStdio) -> None:
     small.send({"jsonrpc": "2.0", "method": "notifications/no-such-thing"})
     small.send({"jsonrpc": "2.0", "method": "no/such/method", "params": {"x": 1}})
-    assert tools_list(small, 80) == 10  # the first thing written is this reply
+    assert tools_list(small, 80) == 11  # the first thing written is this reply
 
 
 def test_a_message_split_across_writes_and_several_in_one_write(small: RawStdio) -> None:
