@@ -72,7 +72,7 @@ TARGETS = {
         ),
     ),
     "globs": Target(
-        ("boris/search/globs.py",),
+        ("boris/patterns/glob_syntax.py", "boris/patterns/glob_match.py"),
         (
             "tests/search/test_globs.py",
             "tests/search/test_search_properties.py",

@@ -6,7 +6,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from boris.search import engine, matching
+from boris.search import file_search
+from boris.search import grep as engine
 
 #: A fixed point in time the tests count mtimes from (2024-01-01T00:00:00Z).
 EPOCH = 1_704_067_200
@@ -48,7 +49,7 @@ def search_query(
     pattern: str, mode: str, *, context: int = 0, head_limit: int = 0, budget: int | None = None
 ) -> engine.Query:
     """A grep query with no filters, for driving the search engine directly."""
-    task = matching.FileTask(
+    task = file_search.FileTask(
         pattern,
         case_insensitive=False,
         multiline=False,

@@ -29,7 +29,7 @@ from operator import attrgetter
 from typing import Any
 
 from boris.files.scope import PathScope
-from boris.search.matching import OPEN_FLAGS
+from boris.search.file_text import OPEN_FLAGS
 
 #: The largest ignore file read; a bigger one is not a real ignore file.
 _MAX_IGNORE_FILE = 1 << 20

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from boris.errors import BorisError, Code
 from boris.files.scope import PathScope, is_within
-from boris.search.globs import pattern_problem, split_outside_braces
+from boris.patterns.glob_syntax import pattern_problem, split_outside_braces
 from tests.inprocess import app_client
 from tests.support import error_text, ok_text
 from tests.trees import write_tree

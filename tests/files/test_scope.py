@@ -17,7 +17,7 @@ import pytest
 
 from boris.errors import BorisError
 from boris.files.scope import PathScope, normalise_deny_pattern
-from boris.search.globs import PatternError
+from boris.patterns.glob_syntax import PatternError
 
 
 def denial(scope: PathScope, path: str) -> str | None:

@@ -12,9 +12,9 @@ from collections.abc import Callable
 
 import pytest
 
-from boris.search.globs import (
-    Matcher,
-    compile_glob,
+from boris.patterns.glob_match import Matcher, compile_glob
+from boris.patterns.glob_match import _re2_glob as re2_glob  # the engine of the unusual patterns
+from boris.patterns.glob_syntax import (
     escape,
     literal_prefix,
     parse,
@@ -22,7 +22,6 @@ from boris.search.globs import (
     split_outside_braces,
     strip_trailing_slashes,
 )
-from boris.search.globs import _re2_glob as re2_glob  # the engine of the unusual patterns
 
 
 def on_re2(pattern: str) -> Matcher:

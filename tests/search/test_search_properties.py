@@ -23,8 +23,11 @@ from wcmatch._wcparse import PatternLimitException
 
 from boris.errors import BorisError
 from boris.files.scope import PathScope
-from boris.search import engine, matching
-from boris.search.globs import _re2_glob, compile_glob, parse, pattern_problem
+from boris.patterns import line_regex, regex_text
+from boris.patterns.glob_match import _re2_glob, compile_glob
+from boris.patterns.glob_syntax import parse, pattern_problem
+from boris.search import file_search
+from boris.search import grep as engine
 
 MAX_SIZE = 300
 
@@ -72,7 +75,7 @@ def reference_counts(root: Path, needle: bytes, fold: bool) -> dict[str, int]:
 
 
 def run(root: Path, pattern: str, mode: str, fold: bool, parallel: bool = False) -> str:
-    task = matching.FileTask(
+    task = file_search.FileTask(
         pattern, case_insensitive=fold, multiline=False, output_mode=mode, max_size=MAX_SIZE
     )
     query = engine.Query(
@@ -126,7 +129,7 @@ def per_line_matches(pattern: str, data: bytes) -> list[int]:
 
 @given(pattern=_patterns, data=_text)
 def test_whole_buffer_lines_equal_per_line_matching(pattern: str, data: bytes) -> None:
-    matcher = matching.Matcher(pattern, case_insensitive=False, multiline=False)
+    matcher = line_regex.Matcher(pattern, case_insensitive=False, multiline=False)
     prepared = matcher.prepare(data)
     found = [prepared.count(b"\n", 0, start) for start, _ in matcher.lines(prepared)]
     expected = per_line_matches(pattern, data)
@@ -147,10 +150,10 @@ def test_patterns_blind_to_carriage_returns_match_crlf_files_as_they_are(
 ) -> None:
     # The shortcut taken for such patterns must not change which lines match.
     try:
-        matcher = matching.Matcher(pattern, case_insensitive=False, multiline=False)
-    except matching.PatternError:
+        matcher = line_regex.Matcher(pattern, case_insensitive=False, multiline=False)
+    except line_regex.PatternError:
         return
-    if not matching.cannot_see_carriage_return(pattern):
+    if not regex_text.cannot_see_carriage_return(pattern):
         return
     stripped = data.replace(b"\r\n", b"\n")
     as_is = [data.count(b"\n", 0, start) for start, _ in matcher.lines(data)]
@@ -160,7 +163,7 @@ def test_patterns_blind_to_carriage_returns_match_crlf_files_as_they_are(
 
 @given(pattern=_patterns, data=_text)
 def test_multiline_match_lines_cover_each_match(pattern: str, data: bytes) -> None:
-    matcher = matching.Matcher(pattern, case_insensitive=False, multiline=True)
+    matcher = line_regex.Matcher(pattern, case_insensitive=False, multiline=True)
     spans = list(matcher.lines(data))
     assert spans == sorted(set(spans))  # in order, each line once
     options = re2.Options()

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from boris.files.scope import PathScope
-from boris.search import engine
+from boris.search import grep as engine
 from boris.search.pool import Pool
 from tests.pids import pid_alive
 from tests.trees import search_query, set_mtimes, write_tree

@@ -21,7 +21,9 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from boris.search import engine, matching
+from boris.search import file_search, file_text
+from boris.search import grep as engine
+from boris.search.content_lines import Rendered
 from tests.inprocess import app_client, app_clients
 from tests.interpose import Unavailable, on_open
 from tests.support import error_text, ok_text, text_of
@@ -371,9 +373,9 @@ def test_content_output_stops_growing_past_the_cap(tmp_path: Path) -> None:
             pulled.append(n)
             yield f"f{n}", str(big)
 
-    task = matching.FileTask("match", False, False, "content", max_size=1 << 24, max_chars=CAP)
-    rendered = matching.search_file(task, task.matcher(), "big.txt", str(big))
-    assert isinstance(rendered, matching.Rendered)
+    task = file_search.FileTask("match", False, False, "content", max_size=1 << 24, max_chars=CAP)
+    rendered = file_search.search_file(task, task.matcher(), "big.txt", str(big))
+    assert isinstance(rendered, Rendered)
     assert rendered.cut
     assert sum(len(line) + 1 for line in rendered.lines) <= CAP + 100
     query = engine.Query(
@@ -1169,14 +1171,14 @@ def test_matcher_file_reading_rules(tmp_path: Path) -> None:
             "long": "y" * 70_000 + "\n",  # longer than the first read
         },
     )
-    assert matching.read_text_file(str(tmp_path / "bin"), 1000) is None
-    assert matching.read_text_file(str(tmp_path / "late_bin"), 1 << 20) is None
-    assert matching.read_text_file(str(tmp_path / "empty"), 1000) is None
-    assert matching.read_text_file(str(tmp_path / "big"), 99) is None
-    assert matching.read_text_file(str(tmp_path / "text"), 1000) == b"hello\n"
-    long = matching.read_text_file(str(tmp_path / "long"), 1 << 20)
+    assert file_text.read_text_file(str(tmp_path / "bin"), 1000) is None
+    assert file_text.read_text_file(str(tmp_path / "late_bin"), 1 << 20) is None
+    assert file_text.read_text_file(str(tmp_path / "empty"), 1000) is None
+    assert file_text.read_text_file(str(tmp_path / "big"), 99) is None
+    assert file_text.read_text_file(str(tmp_path / "text"), 1000) == b"hello\n"
+    long = file_text.read_text_file(str(tmp_path / "long"), 1 << 20)
     assert long is not None
     assert len(long) == 70_001
-    assert matching.read_text_file(str(tmp_path / "long"), 70_000) is None
+    assert file_text.read_text_file(str(tmp_path / "long"), 70_000) is None
     os.mkfifo(tmp_path / "fifo")
-    assert matching.read_text_file(str(tmp_path / "fifo"), 1000) is None  # never blocks
+    assert file_text.read_text_file(str(tmp_path / "fifo"), 1000) is None  # never blocks

@@ -1,8 +1,8 @@
-"""The grep engine: a call's arguments checked, which files to search, in what order,
+"""grep's engine: a call's arguments checked, which files to search, in what order,
 and the page of output.
 
 The tree is walked here (boris.search.walk: scope, .gitignore, symlinks); each file is
-searched by boris.search.matching, in this process for small searches and by worker
+searched by boris.search.file_search, in this process for small searches and by worker
 processes (boris.search.pool) once a search turns out large. Results come back in walk
 order either way, so the output does not depend on who searched.
 """
@@ -18,20 +18,14 @@ from dataclasses import dataclass
 from boris.errors import BorisError, Code, io_error
 from boris.files.access import FileAccess
 from boris.files.scope import PathScope
-from boris.search import matching
+from boris.patterns.glob_match import compile_walk_glob
+from boris.patterns.glob_syntax import pattern_problem
+from boris.patterns.line_regex import Matcher, PatternError
+from boris.search.content_lines import Rendered
+from boris.search.file_search import OUTPUT_MODES, FileTask, Result, compiled, search_file
 from boris.search.filetypes import NameFilter, file_type_filter, type_names
-from boris.search.globs import compile_glob, pattern_problem
-from boris.search.matching import (
-    OUTPUT_MODES,
-    FileTask,
-    Matcher,
-    Rendered,
-    Result,
-    Stop,
-    check,
-    search_file,
-)
 from boris.search.walk import newest_first, walk
+from boris.stop import Stop, check
 from boris.text import LIMIT, lines_within, printable
 
 
@@ -60,12 +54,12 @@ class Request:
 def run(access: FileAccess, request: Request, stop: Stop | None = None) -> str:
     """Check a grep call's arguments, in the order of the error codes, and run it.
 
-    Raises :class:`~boris.search.matching.Stopped` soon after ``stop`` is set."""
+    Raises :class:`~boris.stop.Stopped` soon after ``stop`` is set."""
     if not request.pattern:
         raise BorisError(Code.INVALID_INPUT, "pattern: must not be empty")
     try:
-        matcher = matching.compiled(request.pattern, request.case_insensitive, request.multiline)
-    except matching.PatternError as exc:
+        matcher = compiled(request.pattern, request.case_insensitive, request.multiline)
+    except PatternError as exc:
         raise BorisError(
             Code.GREP_INVALID_PATTERN, f'invalid regular expression "{request.pattern}": {exc}'
         ) from None
@@ -142,14 +136,15 @@ def run(access: FileAccess, request: Request, stop: Stop | None = None) -> str:
 
 
 def _include(pattern: str | None, name: str) -> tuple[Callable[[str], object] | None, bool]:
-    """The include filter (see :func:`compile_include`); none for no or an empty pattern."""
+    """The include filter (see :func:`~boris.patterns.glob_match.compile_walk_glob`); none
+    for no or an empty pattern."""
     if not pattern:
         return None, False
     problem = pattern_problem(pattern)
     if problem:
         raise BorisError(Code.INVALID_INPUT, f'{name}: {problem} in "{pattern}"')
     try:
-        return compile_include(pattern)
+        return compile_walk_glob(pattern)
     except ValueError as exc:
         raise BorisError(Code.INVALID_INPUT, f'{name}: {exc} in "{pattern}"') from None
 
@@ -170,7 +165,7 @@ class Query:
     file_type: NameFilter | None
     head_limit: int
     offset: int
-    #: Set when the call is cancelled: the search stops (boris.search.matching.Stopped).
+    #: Set when the call is cancelled: the search stops (boris.stop.Stopped).
     stop: Stop | None = None
 
     @property
@@ -273,7 +268,7 @@ class Position:
     not, and how many of a file's first lines fall before the page.
 
     A file is searched leaving out (counting) the lines before the page
-    (:func:`boris.search.matching.render_file`'s ``skip``). Worker processes are told
+    (:func:`boris.search.content_lines.render_file`'s ``skip``). Worker processes are told
     how many when a chunk of files is sent, before the files ahead of it are known,
     so a file of theirs may have left out lines the page needs after all: that file
     is searched again here, with the exact number. Only files that reach into the
@@ -378,21 +373,3 @@ def _wanted_file(query: Query, rel: str) -> bool:
     if query.include is None:
         return True
     return bool((query.include_has_slash and query.include(rel)) or query.include(name))
-
-
-def compile_include(pattern: str) -> tuple[Callable[[str], object], bool]:
-    """A matcher for grep's ``include`` (or glob's pattern) and whether it must see the
-    relative path: a pattern without ``/`` (or ``**/`` then no ``/``) can only match
-    the name, since ``*`` never crosses a ``/``.
-
-    Matching takes linear time whatever the pattern (boris.search.globs). Raises
-    ``ValueError`` (``PatternError``, ``GlobError``) for a pattern it cannot match.
-    """
-    if pattern.startswith("./"):
-        pattern = pattern[2:]
-    name_pattern = pattern
-    while name_pattern.startswith("**/"):
-        name_pattern = name_pattern[3:]
-    if name_pattern and "/" not in name_pattern:
-        return compile_glob(name_pattern), False
-    return compile_glob(pattern), True

@@ -13,10 +13,10 @@ import os
 from boris.errors import BorisError, Code
 from boris.files.access import FileAccess
 from boris.files.scope import PathScope
-from boris.search.engine import compile_include
-from boris.search.globs import GlobError, pattern_problem, strip_trailing_slashes
-from boris.search.matching import Stop
+from boris.patterns.glob_match import GlobError, compile_walk_glob
+from boris.patterns.glob_syntax import pattern_problem, strip_trailing_slashes
 from boris.search.walk import newest_first, walk
+from boris.stop import Stop
 from boris.text import lines_within, printable
 
 NOTHING_FOUND = "No files found"
@@ -32,7 +32,7 @@ def find(
     stop: Stop | None = None,
 ) -> str:
     """Check a glob call's arguments and run it; raises
-    :class:`~boris.search.matching.Stopped` soon after ``stop`` is set."""
+    :class:`~boris.stop.Stopped` soon after ``stop`` is set."""
     if not pattern:
         raise BorisError(Code.INVALID_INPUT, "pattern: must not be empty")
     problem = pattern_problem(pattern)
@@ -60,7 +60,7 @@ def matching_paths(
     directories_only = pattern.endswith("/")
     if directories_only:
         pattern = strip_trailing_slashes(pattern)
-    match, has_slash = compile_include(pattern)
+    match, has_slash = compile_walk_glob(pattern)
     absolute = pattern.startswith("/")
     want_dirs = kind != "file"
     want_files = kind != "directory" and not directories_only
