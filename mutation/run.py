@@ -49,7 +49,7 @@ class Target:
 
 TARGETS = {
     "edit": Target(
-        ("boris/files/edit.py", "boris/files/near_miss.py", "boris/files/editing.py"),
+        ("boris/files/edit_bytes.py", "boris/files/near_miss.py", "boris/files/edit_files.py"),
         (
             "tests/files/test_edit_engine.py",
             "tests/files/test_edit_identity.py",

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from heapq import merge
 from itertools import islice
 
-from boris.files.display import CHUNK
+from boris.files.lines import CHUNK
 
 # The longest first line of old_str (whitespace collapsed) compared for resemblance.
 _MAX_COMPARED_CHARS = 1000

@@ -1,4 +1,4 @@
-"""The edit engine on bytes (boris/files/edit.py, boris/files/near_miss.py), called
+"""The edit engine on bytes (boris/files/edit_bytes.py, boris/files/near_miss.py), called
 directly: where inserted lines go, and the exact messages of a miss or an ambiguity.
 
 The tools' own tests (tests/tools/test_str_replace.py, tests/tools/test_editor.py) show
@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from boris.errors import BorisError
-from boris.files.display import CHUNK
-from boris.files.edit import encode_argument, insert, replace
+from boris.files.edit_bytes import encode_argument, insert, replace
+from boris.files.lines import CHUNK
 
 PATH = "/w/f.txt"
 NOT_FOUND = (

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from mcp_types import ImageContent
 
 from boris.errors import BorisError
-from boris.files.display import read_lines
+from boris.files.lines import read_lines
 from boris.files.scope import PathScope
 from boris.session import Runtime, Session
 from boris.settings import Settings

@@ -1,4 +1,5 @@
-"""Reading files and showing their lines.
+"""A file's lines: read a chunk at a time (``CHUNK``), shown in the view line format, and
+shown around an edit (snippets); with the size and the image a view shows.
 
 Shared by view, str_replace, create_file and the compat editor, so the four show lines
 the same way:

@@ -6,7 +6,7 @@ is resolved and checked against the scope; a file named twice is refused; each f
 is locked (the per-path locks of every edit), then checked in the patch's order as
 the other file tools check (it exists or must not, it is a regular file, it was
 viewed, its size, that it can be written) and read; the hunks are applied in memory
-(boris.files.hunks) and the results' sizes checked.
+(boris.files.patch_hunks) and the results' sizes checked.
 
 Then the writes, with the primitives of every edit (boris.files.writing). First the
 files to remove (deleted files, the old names of moved files) are renamed to hidden
@@ -34,11 +34,11 @@ from dataclasses import dataclass, field
 
 from boris.errors import BorisError, Code, io_error
 from boris.files.access import FileAccess
-from boris.files.display import human_size
-from boris.files.edit import encode_argument
-from boris.files.editing import NEW_FILE_MODE, editing, read_for_edit
-from boris.files.hunks import apply_hunks
+from boris.files.edit_bytes import encode_argument
+from boris.files.edit_files import NEW_FILE_MODE, editing, read_for_edit
+from boris.files.lines import human_size
 from boris.files.patch_format import FileChange, invalid, parse
+from boris.files.patch_hunks import apply_hunks
 from boris.files.place import (
     Place,
     fsync_directory,

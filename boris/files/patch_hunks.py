@@ -17,7 +17,7 @@ file's line ending (CRLF in a file that uses CRLF throughout), and a file that d
 end in a newline still does not. The new content is put together from slices of the
 old one and the added lines: nothing is built per line of the file.
 
-No I/O here: boris.files.patching reads and writes around it.
+No I/O here: boris.files.patch_files reads and writes around it.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from boris.errors import BorisError, Code
-from boris.files.edit import is_utf8
+from boris.files.edit_bytes import is_utf8
 from boris.files.line_search import LineFile, Tier, around, exact, trailing
 from boris.files.near_miss import quote, similar_line
 from boris.files.patch_format import Hunk, Kind

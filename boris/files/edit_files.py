@@ -1,6 +1,6 @@
-"""str_replace, insert and create_file as the tools run them: the read-edit-write cycle.
+"""str_replace, multi_edit, insert and create_file on files: the read-edit-write cycle.
 
-An edit is a function from the file's bytes to its new bytes (boris.files.edit), run
+An edit is a function from the file's bytes to its new bytes (boris.files.edit_bytes), run
 between a read and an atomic write (boris.files.writing). Just before the write the
 file must be as it was read; if another writer changed it meanwhile, the edit is
 redone once on the new content, then given up with ``IO_ERROR``. Edits of one file
@@ -19,9 +19,9 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 from boris.errors import BorisError, Code, io_error
-from boris.files import edit as edits
+from boris.files import edit_bytes
 from boris.files.access import FileAccess
-from boris.files.display import EditSnippets, edit_snippet, read_up_to
+from boris.files.lines import EditSnippets, edit_snippet, read_up_to
 from boris.files.place import Place, locate, names_directory, not_a_file, open_existing
 from boris.files.writing import Changed, replace_existing, write_new
 from boris.text import LIMIT
@@ -38,8 +38,8 @@ def replacement(old_str: str, new_str: str) -> tuple[bytes, bytes]:
             "old_str: must not be empty; give the exact text to replace "
             "(to write a whole file, use create_file)",
         )
-    old = edits.encode_argument("old_str", old_str)
-    new = edits.encode_argument("new_str", new_str)
+    old = edit_bytes.encode_argument("old_str", old_str)
+    new = edit_bytes.encode_argument("new_str", new_str)
     if old_str == new_str:
         # Refused before the file is even looked at: the call cannot change anything,
         # and a rewrite would still give the file a new inode and modification time.
@@ -52,12 +52,12 @@ def replacement(old_str: str, new_str: str) -> tuple[bytes, bytes]:
 def replace(access: FileAccess, path: str, old_str: str, new_str: str, replace_all: bool) -> str:
     """str_replace (and the editor's str_replace command): what it does and returns."""
     old, new = replacement(old_str, new_str)
-    applied: list[edits.Edit] = []  # the edit as last applied, for the result
+    applied: list[edit_bytes.Edit] = []  # the edit as last applied, for the result
 
     with locate(access.resolve, path) as place, editing(place.path):
 
         def apply(data: bytes) -> bytes:
-            edit = edits.replace(data, old, new, replace_all, place.path, access.check_size)
+            edit = edit_bytes.replace(data, old, new, replace_all, place.path, access.check_size)
             applied.append(edit)
             return applied[-1].data
 
@@ -82,15 +82,15 @@ def multi_replace(
         except BorisError as error:
             refused = BorisError(error.code, f"edit {number} of {total}: {error.message}")
             break
-        changes.append(edits.Change(old, new, replace_all))
-    applied: list[tuple[bytes, list[edits.Region] | None]] = []  # as last applied
+        changes.append(edit_bytes.Change(old, new, replace_all))
+    applied: list[tuple[bytes, list[edit_bytes.Region] | None]] = []  # as last applied
 
     with locate(access.resolve, path) as place, editing(place.path):
 
         def apply(data: bytes) -> bytes:
             # The edits before a refused one still run: the first edit that fails, in
             # order, is the one reported.
-            done = edits.replace_each(data, changes, place.path, access.check_size, total)
+            done = edit_bytes.replace_each(data, changes, place.path, access.check_size, total)
             if refused is not None:
                 raise refused
             applied.append(done)
@@ -100,9 +100,8 @@ def multi_replace(
     data, regions = applied[-1]
     head = f"Applied {total} edits to {place.path}"
     if regions is None:
-        return (
-            f"{head}\n\n(more than {edits.MAX_REGIONS} places changed: view the file to see them)"
-        )
+        limit = edit_bytes.MAX_REGIONS
+        return f"{head}\n\n(more than {limit} places changed: view the file to see them)"
     shown: list[str] = []
     size = len(head)
     snippets = EditSnippets(data, regions)
@@ -121,13 +120,13 @@ def insert(
 ) -> str:
     """The editor's insert command: ``new_str`` (given as argument ``name``) as whole
     lines after line ``insert_line``."""
-    text = edits.encode_argument(name, new_str)
-    applied: list[edits.Edit] = []  # the edit as last applied, for the result
+    text = edit_bytes.encode_argument(name, new_str)
+    applied: list[edit_bytes.Edit] = []  # the edit as last applied, for the result
 
     with locate(access.resolve, path) as place, editing(place.path):
 
         def apply(data: bytes) -> bytes:
-            applied.append(edits.insert(data, insert_line, text, place.path, name))
+            applied.append(edit_bytes.insert(data, insert_line, text, place.path, name))
             return applied[-1].data
 
         edit_file(access, place, "insert", apply)
@@ -137,7 +136,7 @@ def insert(
 
 def create(access: FileAccess, path: str, content: str) -> str:
     """create_file (and the editor's create command): what it does and returns."""
-    data = edits.encode_argument("content", content)
+    data = edit_bytes.encode_argument("content", content)
     if names_directory(path):
         raise BorisError(
             Code.INVALID_INPUT,

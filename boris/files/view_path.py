@@ -1,6 +1,6 @@
 """What view shows of a path: a file's lines, an image, a binary notice, or a directory tree.
 
-A file is shown in the view line format (boris.files.display): at most
+A file is shown in the view line format (boris.files.lines): at most
 ``MAX_VIEW_LINES`` lines without a range, and a range is read line by line up to
 its end, so a large file is never loaded to show its first lines. Nothing is read past
 ``--max-file-size`` (+ 1 byte), even of a file that grows while it is read. Images are
@@ -8,7 +8,7 @@ recognised by their first bytes (SVG by its name) and returned whole; other bina
 files get a note with their size. A notebook (``.ipynb``) is read whole and shown as
 its cells (boris.files.notebook_view), ``view_range`` then selecting cells; one that
 nbformat does not accept is shown as text after a line saying why. A file shown is
-marked viewed; a directory listing (boris.files.listing) marks nothing.
+marked viewed; a directory listing (boris.files.view_tree) marks nothing.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import BinaryIO
 
 from boris.errors import BorisError, Code, io_error
 from boris.files.access import FileAccess
-from boris.files.display import (
+from boris.files.lines import (
     MAX_VIEW_LINES,
     Image,
     format_lines,
@@ -28,11 +28,11 @@ from boris.files.display import (
     read_lines,
     read_up_to,
 )
-from boris.files.listing import list_directory
-from boris.files.notebook import NotNotebook, is_notebook_name, parse
+from boris.files.notebook_format import NotNotebook, is_notebook_name, parse
 from boris.files.notebook_view import NotebookView, render
 from boris.files.place import locate, not_a_file, open_existing
 from boris.files.sniff import SNIFF_BYTES, image_type, is_svg, looks_binary
+from boris.files.view_tree import list_directory
 
 
 def view(access: FileAccess, path: str, view_range: list[int] | None) -> str | Image | NotebookView:

@@ -1,5 +1,5 @@
 """notebook_edit: replace, insert or delete one cell of a Jupyter notebook, on the
-read-edit-write cycle of the other edits (boris.files.editing).
+read-edit-write cycle of the other edits (boris.files.edit_files).
 
 The notebook is not written again from its parsed JSON: only the edited cell's text
 changes, spliced into the file's own text, so every other byte stays as its writer
@@ -21,9 +21,9 @@ from typing import Any, Literal
 
 from boris.errors import BorisError, Code
 from boris.files.access import FileAccess
-from boris.files.edit import encode_argument
-from boris.files.editing import edit_file, editing
-from boris.files.notebook import (
+from boris.files.edit_bytes import encode_argument
+from boris.files.edit_files import edit_file, editing
+from boris.files.notebook_format import (
     Layout,
     Notebook,
     NotNotebook,

@@ -7,7 +7,7 @@ missing final newline anywhere else in the file survive untouched. Non-ASCII tex
 never written into a file that is not UTF-8, where its UTF-8 bytes would sit among
 bytes of another encoding.
 
-These functions do no I/O: boris.files.editing reads and writes around them. When
+These functions do no I/O: boris.files.edit_files reads and writes around them. When
 ``old_str`` is not found, boris.files.near_miss says where the file nearly holds it.
 """
 
@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from boris.errors import BorisError, Code
-from boris.files.display import CHUNK, count_lines
+from boris.files.lines import CHUNK, count_lines
 from boris.files.near_miss import line_of, near_miss
 from boris.files.sniff import UTF8_BOM
 from boris.text import LONE_SURROGATE
