@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 from tests.support import BORIS, INITIALIZE, server_env
-from tests.trees import write_tree
+from tests.support.trees import write_tree
 
 
 def test_unreachable_absolute_deny_path_is_a_start_up_warning(tmp_path: Path) -> None:

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from tests.pids import children, wait_gone
-from tests.search.test_searchpool import expected_counts, write_big_tree
 from tests.support import http_client, http_server, text_of
+from tests.support.pids import children, wait_gone
+from tests.support.trees import expected_counts, write_big_tree
 
 pytestmark = pytest.mark.anyio
 

@@ -20,7 +20,7 @@ from boris.files.scope import PathScope, is_within
 from boris.patterns.glob_syntax import pattern_problem, split_outside_braces
 from tests.inprocess import app_client
 from tests.support import error_text, ok_text
-from tests.trees import write_tree
+from tests.support.trees import write_tree
 
 
 def denied(scope: PathScope, path: str, cwd: str) -> Code | None:

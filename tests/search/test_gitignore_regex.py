@@ -18,7 +18,7 @@ from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 from boris.search.gitignore_regex import rule_regex
 from boris.search.ignores import compile_ignore_lines
-from tests.trees import write_tree
+from tests.support.trees import write_tree
 
 #: (line, pathspec's regex for it, include): one line of each ending the module knows,
 #: and of the syntax before it that RE2 then reads (classes, escapes, ``**``).

@@ -16,34 +16,20 @@ import pytest
 from boris.files.scope import PathScope
 from boris.search import grep as engine
 from boris.search.pool import Pool
-from tests.pids import pid_alive
-from tests.trees import search_query, set_mtimes, write_tree
+from tests.support.pids import pid_alive
+from tests.support.trees import (
+    MANY,
+    expected_counts,
+    search_query,
+    write_big_tree,
+)
 
 pytestmark = pytest.mark.anyio
-
-#: More files than a search handles in-process, so that workers take part.
-MANY = engine.IN_PROCESS_FILES + 700
 
 
 @pytest.fixture(scope="module")
 def big_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_big_tree(tmp_path_factory.mktemp("big").resolve())
-
-
-def write_big_tree(root: Path) -> Path:
-    """MANY files in 13 directories, every 7th with two hits, every 11th with a far one."""
-    files: dict[str, str | bytes] = {}
-    for n in range(MANY):
-        body = f"file {n}\n"
-        if n % 7 == 0:
-            body += "hit one\ncontext\nhit two\n"
-        if n % 11 == 0:
-            body += "\n" * 5 + "hit far\n"
-        files[f"d{n % 13:02d}/f{n:05d}.txt"] = body
-    files["bin/blob.dat"] = b"hit\x00"
-    write_tree(root, files)
-    set_mtimes(root, [f"d{n % 13:02d}/f{n:05d}.txt" for n in range(0, MANY, 97)])
-    return root
 
 
 def no_skip() -> int:
@@ -82,17 +68,6 @@ def test_workers_give_the_same_output_as_one_process(
     assert run(big_tree, q, parallel=True) == alone
     # And again: the workers went back idle with nothing left unread.
     assert run(big_tree, q, parallel=True) == alone
-
-
-def expected_counts() -> list[str]:
-    """The count output for "hit" in ``big_tree``, from how the tree was made: files in
-    the order of their paths, each with its number of matching lines."""
-    lines = []
-    for n in sorted(range(MANY), key=lambda n: (n % 13, n)):
-        hits = 2 * (n % 7 == 0) + (n % 11 == 0)
-        if hits:
-            lines.append(f"d{n % 13:02d}/f{n:05d}.txt:{hits}")
-    return lines
 
 
 def expected_content(context: int) -> list[str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from boris.files.scope import PathScope
 from boris.search.walk import walk
 from boris.text import printable
-from tests.trees import write_tree
+from tests.support.trees import write_tree
 
 OPEN = PathScope([], [])
 

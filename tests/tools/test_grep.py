@@ -25,9 +25,9 @@ from boris.search import file_search, file_text
 from boris.search import grep as engine
 from boris.search.content_lines import Rendered
 from tests.inprocess import app_client, app_clients
-from tests.interpose import Unavailable, on_open
 from tests.support import error_text, ok_text, text_of
-from tests.trees import search_query, set_mtimes, write_tree
+from tests.support.interpose import Unavailable, on_open
+from tests.support.trees import search_query, set_mtimes, write_tree
 
 pytestmark = pytest.mark.anyio
 

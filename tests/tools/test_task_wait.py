@@ -16,7 +16,7 @@ from fastmcp import Client
 
 from tests.inprocess import app_client
 from tests.support import error_text, ok_text
-from tests.tasks import start_in as start
+from tests.support.tasks import start_in as start
 
 pytestmark = pytest.mark.anyio
 

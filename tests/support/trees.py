@@ -68,3 +68,34 @@ def search_query(
         head_limit=head_limit,
         offset=0,
     )
+
+
+#: More files than a search handles in-process, so that workers take part.
+MANY = engine.IN_PROCESS_FILES + 700
+
+
+def write_big_tree(root: Path) -> Path:
+    """MANY files in 13 directories, every 7th with two hits, every 11th with a far one."""
+    files: dict[str, str | bytes] = {}
+    for n in range(MANY):
+        body = f"file {n}\n"
+        if n % 7 == 0:
+            body += "hit one\ncontext\nhit two\n"
+        if n % 11 == 0:
+            body += "\n" * 5 + "hit far\n"
+        files[f"d{n % 13:02d}/f{n:05d}.txt"] = body
+    files["bin/blob.dat"] = b"hit\x00"
+    write_tree(root, files)
+    set_mtimes(root, [f"d{n % 13:02d}/f{n:05d}.txt" for n in range(0, MANY, 97)])
+    return root
+
+
+def expected_counts() -> list[str]:
+    """The count output for "hit" in ``big_tree``, from how the tree was made: files in
+    the order of their paths, each with its number of matching lines."""
+    lines = []
+    for n in sorted(range(MANY), key=lambda n: (n % 13, n)):
+        hits = 2 * (n % 7 == 0) + (n % 11 == 0)
+        if hits:
+            lines.append(f"d{n % 13:02d}/f{n:05d}.txt:{hits}")
+    return lines

@@ -1,7 +1,15 @@
-"""Spawning real Boris servers and connecting real MCP clients to them.
+"""What the tests share. This module: spawning real Boris servers and connecting real MCP
+clients to them; every server binds 127.0.0.1 on a free port (HTTP) or talks over real
+pipes (STDIO), and is stopped by its own pid when the test ends.
 
-Every server binds 127.0.0.1 on a free port (HTTP) or talks over real pipes (STDIO),
-and is stopped by its own pid when the test ends.
+The package's other modules, by topic: ``calls`` (tool calls through a client),
+``sessions`` (tool functions called in this process), ``models`` (plain models the file
+tools are checked against), ``strategies`` (hypothesis strategies for files),
+``files`` (per-test directories, sample files, a tiny tmpfs, server memory), ``trees``
+(directory trees for the search tests), ``notebooks`` (notebooks as their writers write
+them), ``pids`` (processes a command started), ``tasks`` (background tasks),
+``interpose`` (watching a server's file operations). The in-process app and client are
+tests/inprocess.py's.
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
 from mcp_types import TextContent
 
 BORIS = [sys.executable, "-m", "boris"]
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 #: The release the package declares, read from its metadata source rather than asked of Boris
 #: (the one `version = ` line of pyproject.toml; tomllib is not in Python 3.10).
 _VERSION_LINE = re.search(r'^version = "([^"]+)"$', (REPO / "pyproject.toml").read_text(), re.M)

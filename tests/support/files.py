@@ -1,13 +1,17 @@
-"""Helpers shared by the file-tool tests: per-test directories, sample images, server memory."""
+"""Files and processes for the file-tool tests: per-test directories, sample images and
+files, a tiny tmpfs (a full disk), another owner, a server's memory and capabilities."""
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
 import os
 import re
 import struct
 import sys
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -106,3 +110,48 @@ def boris_without(*capabilities: int) -> list[str]:
         f"import ctypes, os, sys\n{drops}os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
     )
     return [sys.executable, "-c", program, "-m", "boris"]
+
+
+MB = 1024 * 1024
+
+
+def make_files(directory: Path, names: list[str], source: Path) -> None:
+    """Empty files ``names`` in ``directory``: hard links to the file ``source``, which
+    are many times faster to make than as many new files."""
+    directory.mkdir(parents=True, exist_ok=True)
+    source.touch()
+    for name in names:
+        os.link(source, directory / name)
+
+
+def original_text() -> str:
+    return "".join(f"original line {n}\n" for n in range(2000))  # about 36 KB
+
+
+_LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+@pytest.fixture
+def tiny_tmpfs(tmp_path: Path) -> Iterator[Path]:
+    mount_point = tmp_path / "tiny"
+    mount_point.mkdir()
+    target = os.fsencode(mount_point)
+    if _LIBC.mount(b"tmpfs", target, b"tmpfs", 0, b"size=64k") != 0:
+        error = ctypes.get_errno()
+        if error == errno.EPERM:  # no CAP_SYS_ADMIN: the one reason to do without
+            pytest.skip("cannot mount a tmpfs here: mounting needs CAP_SYS_ADMIN")
+        raise OSError(error, os.strerror(error), str(mount_point))
+    try:
+        yield mount_point
+    finally:
+        if _LIBC.umount2(target, 0) != 0:
+            error = ctypes.get_errno()
+            raise OSError(error, os.strerror(error), str(mount_point))
+
+
+NOBODY = 65534
+
+
+def require_root() -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give files to another user")
