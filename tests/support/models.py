@@ -107,3 +107,13 @@ def cut_listing(header: str, lines: list[str]) -> str:
     return text + (
         f"\n[Truncated: {missing} more entries not shown. View a subdirectory, or use glob.]"
     )
+
+
+def reference_lines(data: bytes) -> list[bytes]:
+    """Lines as Go's bufio.ScanLines gives them: split at "\\n", a final "\\r" dropped."""
+    if not data:
+        return []
+    pieces = data.split(b"\n")
+    if data.endswith(b"\n"):
+        pieces.pop()
+    return [piece[:-1] if piece.endswith(b"\r") else piece for piece in pieces]

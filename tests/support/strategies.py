@@ -73,3 +73,10 @@ def line_files(draw: st.DrawFn) -> bytes:
     if texts and not draw(st.booleans()):
         data = data.removesuffix(endings[-1])  # no final newline
     return (BOM if draw(st.booleans()) else b"") + data
+
+
+#: Texts grep is checked on: CR, CRLF, a lone CR, a byte that is not UTF-8.
+grep_texts = st.lists(
+    st.sampled_from([b"ab", b"a", b"b", b"A", b"B", b" ", b"\n", b"\r\n", b"\r", b"\xff", b"x"]),
+    max_size=40,
+).map(b"".join)

@@ -6,8 +6,10 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from boris.files.scope import PathScope
 from boris.search import file_search
 from boris.search import grep as engine
+from boris.search.walk import walk
 
 #: A fixed point in time the tests count mtimes from (2024-01-01T00:00:00Z).
 EPOCH = 1_704_067_200
@@ -99,3 +101,15 @@ def expected_counts() -> list[str]:
         if hits:
             lines.append(f"d{n % 13:02d}/f{n:05d}.txt:{hits}")
     return lines
+
+
+#: A scope that allows everything.
+OPEN = PathScope([], [])
+
+
+def walk_entries(root: Path, scope: PathScope = OPEN, follow: bool = True) -> list[str]:
+    """The walk's display paths, directories marked with a trailing ``/``."""
+    return [
+        rel + "/" if is_dir else rel
+        for rel, is_dir, _ in walk(str(root), scope, follow_symlinks=follow)
+    ]

@@ -21,13 +21,10 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from boris.search import file_search, file_text
-from boris.search import grep as engine
-from boris.search.content_lines import Rendered
 from tests.inprocess import app_client, app_clients
 from tests.support import error_text, ok_text, text_of
 from tests.support.interpose import Unavailable, on_open
-from tests.support.trees import search_query, set_mtimes, write_tree
+from tests.support.trees import set_mtimes, write_tree
 
 pytestmark = pytest.mark.anyio
 
@@ -245,23 +242,6 @@ async def test_pagination_counts_context_and_separator_lines(
     assert text == "n.txt-4-line 4\n--\nn.txt-8-line 8"
 
 
-def test_head_limit_stops_reading_files_early() -> None:
-    # The engine pulls files from the walk lazily; with enough output it stops pulling.
-    pulled: list[str] = []
-
-    def files() -> Any:
-        for n in range(100):
-            pulled.append(f"f{n}")
-            yield f"f{n}", __file__  # this test file mentions "import" on several lines
-
-    for mode in ("content", "count"):
-        pulled.clear()
-        query = search_query("import", mode, head_limit=2)
-        lines = engine.search_files(files(), query).lines
-        assert len(lines) >= 2
-        assert len(pulled) <= 2, mode
-
-
 # --- the output cap ------------------------------------------------------------------
 
 CAP = 30000
@@ -359,53 +339,6 @@ async def test_a_file_longer_than_its_first_read_is_searched_whole(tmp_path: Pat
                 assert content == "\n".join(f"{name}:{n}:{line}" for n, line in expected)
             count = {"pattern": "hit", "path": name, "output_mode": "count"}
             assert text_of(await big.call_tool("grep", count)) == f"{name}:{len(expected)}"
-
-
-def test_content_output_stops_growing_past_the_cap(tmp_path: Path) -> None:
-    # A file of matching lines renders only what a page can show, and the search
-    # pulls no more files once the output is over the limit.
-    big = tmp_path / "big.txt"
-    big.write_text("match me\n" * 200_000)
-    pulled: list[int] = []
-
-    def files() -> Any:
-        for n in range(50):
-            pulled.append(n)
-            yield f"f{n}", str(big)
-
-    task = file_search.FileTask("match", False, False, "content", max_size=1 << 24, max_chars=CAP)
-    rendered = file_search.search_file(task, task.matcher(), "big.txt", str(big))
-    assert isinstance(rendered, Rendered)
-    assert rendered.cut
-    assert sum(len(line) + 1 for line in rendered.lines) <= CAP + 100
-    query = engine.Query(
-        task=task,
-        matcher=task.matcher(),
-        include=None,
-        include_has_slash=False,
-        file_type=None,
-        head_limit=0,
-        offset=0,
-    )
-    output = engine.search_files(files(), query, parallel=False)
-    assert output.total is None
-    assert pulled == [0]
-
-
-def test_lines_before_the_offset_are_counted_not_kept(tmp_path: Path) -> None:
-    # However far a page starts, the search holds only that page's lines.
-    text = tmp_path / "t.txt"
-    text.write_text("hit\n" * 1000)
-    query = search_query("hit", "content", head_limit=2)
-    query = engine.Query(**{**query.__dict__, "offset": 2500})
-    output = engine.search_files(((f"f{n}", str(text)) for n in range(3)), query, parallel=False)
-    assert output.lines[:2] == ["f2:501:hit", "f2:502:hit"]  # the rest of f2 at most
-    assert len(output.lines) == 500
-    assert output.total is None  # stopped at the end of the page
-    whole = engine.Query(**{**query.__dict__, "head_limit": 0})
-    output = engine.search_files(((f"f{n}", str(text)) for n in range(3)), whole, parallel=False)
-    assert len(output.lines) == 500
-    assert output.total == 3000
 
 
 # --- the pattern -------------------------------------------------------------------
@@ -1156,29 +1089,3 @@ async def test_long_search_does_not_stall_other_clients(tmp_path: Path) -> None:
         except Unavailable as exc:
             pytest.skip(f"fanotify permission events unavailable: {exc}")
     assert finished == ["glob", "grep"]
-
-
-def test_matcher_file_reading_rules(tmp_path: Path) -> None:
-    # read_text_file: binary by a NUL anywhere, size limit, empty files.
-    write_tree(
-        tmp_path,
-        {
-            "bin": b"a\x00b",
-            "late_bin": b"a" * 70_000 + b"\x00",
-            "empty": "",
-            "big": "x" * 100,
-            "text": "hello\n",
-            "long": "y" * 70_000 + "\n",  # longer than the first read
-        },
-    )
-    assert file_text.read_text_file(str(tmp_path / "bin"), 1000) is None
-    assert file_text.read_text_file(str(tmp_path / "late_bin"), 1 << 20) is None
-    assert file_text.read_text_file(str(tmp_path / "empty"), 1000) is None
-    assert file_text.read_text_file(str(tmp_path / "big"), 99) is None
-    assert file_text.read_text_file(str(tmp_path / "text"), 1000) == b"hello\n"
-    long = file_text.read_text_file(str(tmp_path / "long"), 1 << 20)
-    assert long is not None
-    assert len(long) == 70_001
-    assert file_text.read_text_file(str(tmp_path / "long"), 70_000) is None
-    os.mkfifo(tmp_path / "fifo")
-    assert file_text.read_text_file(str(tmp_path / "fifo"), 1000) is None  # never blocks

@@ -1,6 +1,6 @@
 """Large greps are searched by worker processes (boris.search.pool): same output, and the
 workers never leave a search half read. That they end with their server is checked on a
-real server process in tests/e2e/test_searchpool.py.
+real server process in tests/e2e/test_pool.py.
 """
 
 from __future__ import annotations

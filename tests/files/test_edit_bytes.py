@@ -1,7 +1,7 @@
 """The edit engine on bytes (boris/files/edit_bytes.py, boris/files/near_miss.py), called
 directly: where inserted lines go, and the exact messages of a miss or an ambiguity.
 
-The tools' own tests (tests/tools/test_str_replace.py, tests/tools/test_editor.py) show
+The tools' own tests (tests/tools/test_str_replace.py, tests/tools/test_str_replace_editor.py) show
 the same rules through a client; these pin the corners of each rule at the unit where
 it is decided. Expected bytes and messages are written out literally.
 """

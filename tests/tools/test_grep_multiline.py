@@ -8,7 +8,7 @@ mode (``-U --multiline-dotall -n``) lists each line the matches touch once; its 
 
 That the count takes time in proportion to the file (a one-line file of a million
 matches was quadratic) is measured in CPU time with a wide margin, and printed by
-``bench/multiline.py``.
+``bench/grep_limits.py``.
 """
 
 from __future__ import annotations

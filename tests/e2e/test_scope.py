@@ -1,6 +1,6 @@
 """What the real command line says at start-up about deny patterns.
 
-Everything else about path scoping is tested in process: tests/files/test_pathscope.py.
+Everything else about path scoping is tested in process: tests/files/test_scope.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A real server's large grep uses worker processes, and they end with the server.
 
-How the workers search is tested in process: tests/search/test_searchpool.py.
+How the workers search is tested in process: tests/search/test_pool.py.
 """
 
 from __future__ import annotations

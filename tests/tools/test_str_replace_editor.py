@@ -1,6 +1,6 @@
 """The compat str_replace_editor through a real client: same results as the split tools, insert.
 
-The check with the official SDK client over STDIO is in tests/e2e/test_editor.py.
+The check with the official SDK client over STDIO is in tests/e2e/test_str_replace_editor.py.
 """
 
 from __future__ import annotations

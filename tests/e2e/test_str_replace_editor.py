@@ -1,6 +1,6 @@
 """The compat str_replace_editor through the official SDK client over real STDIO pipes.
 
-Everything else about the editor is tested in process: tests/tools/test_editor.py.
+Everything else about the editor is tested in process: tests/tools/test_str_replace_editor.py.
 """
 
 from __future__ import annotations
