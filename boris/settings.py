@@ -31,7 +31,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from boris import __version__
 from boris.files.scope import normalise_deny_pattern, resolve_allow_dir
-from boris.search.globs import PatternError, pattern_problem, split_outside_braces
+from boris.patterns.glob_syntax import PatternError, pattern_problem, split_outside_braces
 from boris.toolset import valid_disable_names
 
 # Applied to the stripped value: one way to match any text, so linear in its length.

@@ -49,15 +49,15 @@ class Target:
 
 TARGETS = {
     "edit": Target(
-        ("boris/files/edit.py", "boris/files/near_miss.py", "boris/files/editing.py"),
+        ("boris/files/edit_bytes.py", "boris/files/near_miss.py", "boris/files/edit_files.py"),
         (
-            "tests/files/test_edit_engine.py",
+            "tests/files/test_edit_bytes.py",
             "tests/files/test_edit_identity.py",
             "tests/files/test_edit_machine.py",
             "tests/files/test_file_properties.py",
             "tests/files/test_file_faults.py",
             "tests/tools/test_str_replace.py",
-            "tests/tools/test_editor.py",
+            "tests/tools/test_str_replace_editor.py",
             "tests/tools/test_create_file.py",
             "tests/tools/test_view_before_edit.py",
         ),
@@ -66,16 +66,17 @@ TARGETS = {
         ("boris/files/scope.py",),
         (
             "tests/files/test_scope.py",
-            "tests/files/test_pathscope.py",
             "tests/files/test_scope_races.py",
             "tests/search/test_walk.py",
+            "tests/search/test_ignores.py",
         ),
     ),
     "globs": Target(
-        ("boris/search/globs.py",),
+        ("boris/patterns/glob_syntax.py", "boris/patterns/glob_match.py"),
         (
-            "tests/search/test_globs.py",
-            "tests/search/test_search_properties.py",
+            "tests/patterns/test_glob_syntax.py",
+            "tests/patterns/test_glob_match.py",
+            "tests/files/test_scope.py",
             "tests/search/test_glob_bombs.py",
             "tests/tools/test_glob.py",
         ),

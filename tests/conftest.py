@@ -10,8 +10,8 @@ from fastmcp import Client
 from hypothesis import HealthCheck, settings
 
 from boris import logs
-from tests.file_helpers import case_dir
 from tests.inprocess import app_client
+from tests.support.files import case_dir
 
 # CI: derandomized, bounded, no deadline (2-core machines under load must not flake).
 settings.register_profile(

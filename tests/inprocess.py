@@ -3,7 +3,7 @@
 The flags are parsed exactly as the command line is, the app is built as the entry point
 builds it, and the client talks MCP to it over fastmcp's in-memory transport. Only what
 is about a process or a transport (STDIO, HTTP, signals, memory of the server process,
-start-up of the real CLI) needs a spawned server (tests/support.py, tests/e2e/).
+start-up of the real CLI) needs a spawned server (tests/support/__init__.py, tests/e2e/).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def build_app(argv: list[str], shell: str | None = None) -> FastMCP[Any]:
 
 @contextlib.contextmanager
 def environment(extra: Mapping[str, str] | None) -> Iterator[None]:
-    """This process's environment as a spawned server gets it (tests/support.py
+    """This process's environment as a spawned server gets it (tests/support/__init__.py
     ``server_env``): no ``BORIS_*`` variable but those in ``extra``. Settings read it
     at start-up and every command bash runs inherits it; restored afterwards."""
     saved = dict(os.environ)

@@ -1,5 +1,7 @@
 """The package's layers (docs/ARCHITECTURE.md): the domain loads nothing of MCP, the grep
-workers load nothing of the server, and no module imports from a layer above its own."""
+workers load nothing of the server, no module imports from a layer above its own, no
+two of Boris's packages import each other (however indirectly), and the imports named
+in SIDEWAYS are not made."""
 
 from __future__ import annotations
 
@@ -7,6 +9,8 @@ import ast
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 import boris
 
@@ -16,8 +20,17 @@ PACKAGE = Path(boris.__file__).parent
 LAYERS = [
     (
         "base",
-        ["boris", "boris.errors", "boris.text", "boris.toolset", "boris.logs", "boris.arguments"],
+        [
+            "boris",
+            "boris.errors",
+            "boris.text",
+            "boris.toolset",
+            "boris.logs",
+            "boris.arguments",
+            "boris.stop",
+        ],
     ),
+    ("patterns", ["boris.patterns"]),
     ("domain", ["boris.files", "boris.search", "boris.shell"]),
     ("settings", ["boris.settings"]),
     ("session", ["boris.session"]),
@@ -94,11 +107,102 @@ def loaded_after(*imports: str) -> set[str]:
     return set(done.stdout.split())
 
 
+def unit_of(module: str) -> str:
+    """What a package-level cycle is counted between: the subpackage of boris a module is
+    in (``boris.files``), or the module itself for a top-level one (``boris.edge``)."""
+    parts = module.split(".")
+    if len(parts) > 1 and (PACKAGE / parts[1]).is_dir():
+        return ".".join(parts[:2])
+    return module
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Every Boris module and the Boris modules it imports."""
+    return {module: boris_imports(module) for module in modules()}
+
+
+def package_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The cycles among units (see :func:`unit_of`) that ``graph``'s imports make, each
+    as the path of units around it, the first repeated at the end; one cycle per
+    strongly connected group of units."""
+    edges: dict[str, set[str]] = {}
+    for module, imported in graph.items():
+        source = unit_of(module)
+        edges.setdefault(source, set())
+        for target in imported:
+            if unit_of(target) != source and target != "boris":
+                edges[source].add(unit_of(target))
+    cycles = []
+    done: set[str] = set()
+    for start in sorted(edges):
+        if start in done:
+            continue
+        # A path back to start, found breadth first, is one cycle through it.
+        previous: dict[str, str] = {}
+        queue = [start]
+        while queue and start not in previous:
+            unit = queue.pop(0)
+            for target in sorted(edges.get(unit, ())):
+                if target not in previous:
+                    previous[target] = unit
+                    queue.append(target)
+        if start in previous:
+            path = [start]
+            while (step := previous[path[-1]]) != start:
+                path.append(step)
+            cycle = [start, *reversed(path[1:]), start]
+            cycles.append(cycle)
+            done.update(cycle)
+    return cycles
+
+
+def test_no_two_packages_import_each_other() -> None:
+    assert package_cycles(import_graph()) == []
+
+
+def test_a_files_search_cycle_is_found_either_way() -> None:
+    """The check above fails on one import between files/ and search/ against the
+    direction search/ -> files/ that exists, and on a longer way round."""
+    graph = import_graph()
+    assert "boris.files.scope" in graph["boris.search.walk"]  # search/ uses files/
+    back = {**graph, "boris.files.scope": graph["boris.files.scope"] | {"boris.search.walk"}}
+    assert package_cycles(back) == [["boris.files", "boris.search", "boris.files"]]
+    through = {**graph, "boris.patterns.glob_match": {"boris.search.walk"}}
+    assert package_cycles(through) == [
+        ["boris.files", "boris.patterns", "boris.search", "boris.files"]
+    ]
+
+
+def test_the_file_tools_use_nothing_of_search() -> None:
+    """The direction between the two: search/ may use files/ (the scope, the access),
+    never the other way, even where no cycle would show it."""
+    importers = {
+        module
+        for module, imported in import_graph().items()
+        if unit_of(module) == "boris.files" and any(unit_of(m) == "boris.search" for m in imported)
+    }
+    assert importers == set()
+
+
+#: Imports that must not be made although the layers allow them: each tool's engine
+#: keeps to itself (what grep and glob share lives in a module both import).
+SIDEWAYS = [
+    ("boris.search.glob", "boris.search.grep"),
+    ("boris.search.grep", "boris.search.glob"),
+]
+
+
+@pytest.mark.parametrize(("importer", "imported"), SIDEWAYS)
+def test_no_sideways_import(importer: str, imported: str) -> None:
+    assert {importer, imported} <= set(modules())
+    assert imported not in boris_imports(importer)
+
+
 def test_the_domain_loads_nothing_of_mcp() -> None:
     domain = [
         m
         for m in modules()
-        if m.split(".")[:2] in (["boris", p] for p in ("files", "search", "shell"))
+        if m.split(".")[:2] in (["boris", p] for p in ("files", "patterns", "search", "shell"))
     ]
     loaded = loaded_after(*domain)
     assert set(domain) <= loaded
@@ -106,16 +210,24 @@ def test_the_domain_loads_nothing_of_mcp() -> None:
     assert server == set()
 
 
-def test_grep_workers_load_only_the_matching_code() -> None:
-    """A worker process (boris.search.pool) imports the per-file search and what it needs
-    of the file sniffing, and nothing else of Boris."""
+def test_grep_workers_load_only_the_per_file_search() -> None:
+    """A worker process (boris.search.pool) imports the per-file search (reading a file,
+    matching it, its content lines), the pattern matcher, what it needs of the file
+    sniffing and the stop check, and nothing else of Boris."""
     loaded = loaded_after("boris.search.pool")
     ours = {m for m in loaded if m == "boris" or m.startswith("boris.")}
     assert ours == {
         "boris",
+        "boris.stop",
         "boris.files",
         "boris.files.sniff",
+        "boris.patterns",
+        "boris.patterns.line_regex",
+        "boris.patterns.re2_raw",
+        "boris.patterns.regex_text",
         "boris.search",
-        "boris.search.matching",
+        "boris.search.content_lines",
+        "boris.search.file_search",
+        "boris.search.file_text",
         "boris.search.pool",
     }

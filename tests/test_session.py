@@ -16,7 +16,7 @@ from boris.files.scope import PathScope
 from boris.session import Runtime, Session
 from boris.settings import Settings
 from boris.shell.environment import child_environment
-from tests.pids import children, pids_in, wait_gone
+from tests.support.pids import children, pids_in, wait_gone
 
 pytestmark = pytest.mark.anyio
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from boris.errors import BorisError, Code
-from boris.files.display import human_size
+from boris.files.lines import human_size
 from boris.files.scope import PathScope
 
 

@@ -22,7 +22,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 
-from boris.files.display import CHUNK
+from boris.files.lines import CHUNK
 from boris.files.sniff import UTF8_BOM
 
 #: A way of comparing lines: a line's text to the key it is compared by.

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from heapq import merge
 from itertools import islice
 
-from boris.files.display import CHUNK
+from boris.files.lines import CHUNK
 
 # The longest first line of old_str (whitespace collapsed) compared for resemblance.
 _MAX_COMPARED_CHARS = 1000
@@ -230,7 +230,8 @@ def similar_line(
 def _blank_variant(data: bytes, target: bytes, words: list[bytes]) -> tuple[int, bytes] | None:
     """The first line that differs from ``target`` only in whitespace, found by one
     linear RE2 scan of the file."""
-    from boris.search.matching import Matcher, PatternError  # only needed on this error path
+    # only needed on this error path
+    from boris.patterns.line_regex import Matcher, PatternError
 
     blank = "[ \\t\\r\\x0b\\x0c]"
     pattern = f"^{blank}*" + f"{blank}+".join(_literal(w) for w in words) + f"{blank}*$"

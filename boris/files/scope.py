@@ -12,10 +12,9 @@ import os
 from collections.abc import Sequence
 
 from boris.errors import BorisError, Code
-from boris.search.globs import (
-    Matcher,
+from boris.patterns.glob_match import Matcher, compile_glob
+from boris.patterns.glob_syntax import (
     PatternError,
-    compile_glob,
     escape,
     literal_prefix,
     strip_trailing_slashes,

@@ -29,7 +29,8 @@ from operator import attrgetter
 from typing import Any
 
 from boris.files.scope import PathScope
-from boris.search.matching import OPEN_FLAGS
+from boris.search.file_text import OPEN_FLAGS
+from boris.search.gitignore_regex import rule_regex
 
 #: The largest ignore file read; a bigger one is not a real ignore file.
 _MAX_IGNORE_FILE = 1 << 20
@@ -56,11 +57,11 @@ class IgnoreRules:
 
     git and ripgrep test every path against the rules on its own: a rule that
     matches a directory says nothing about the paths inside it (the walk simply
-    does not enter an ignored directory). Each line is translated by pathspec
-    (git's pattern syntax); its regular expression is then anchored to match the
-    path itself rather than the path or anything below it, so that, say, a
-    ``!build/`` in a deeper file does not re-include every file inside a ``build``
-    directory that a parent's ``*.log`` ignores.
+    does not enter an ignored directory). Each line becomes a regular expression
+    that matches the path itself rather than the path or anything below it
+    (boris.search.gitignore_regex), so that, say, a ``!build/`` in a deeper file
+    does not re-include every file inside a ``build`` directory that a parent's
+    ``*.log`` ignores.
 
     The rules are matched with RE2 sets, in order, each small enough for RE2's
     memory budget however long the file is.
@@ -78,7 +79,7 @@ class IgnoreRules:
         own bytes, and ends with ``/`` for a directory.
         """
         for matcher, ignores in reversed(self._sets):
-            hits: list[int] = matcher.Match(path)
+            hits: list[int] | None = matcher.Match(path)
             if hits:
                 return ignores[max(hits)]
         return None
@@ -159,19 +160,12 @@ def read_ignore_file(path: str) -> IgnoreRules | None:
 def compile_ignore_lines(lines: list[str]) -> IgnoreRules | None:
     """Rules from ignore file lines; lines that are not valid patterns are skipped,
     as git skips them."""
-    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
-
     rules: list[tuple[bytes, bool]] = []
     for line in lines:
-        try:
-            regex, include = GitIgnoreSpecPattern.pattern_to_regex(line)
-        except Exception:  # pathspec raises several kinds for an invalid line
-            continue
-        if regex is None or include is None:
-            continue  # a comment, a blank line, or a pattern git would never match
-        exact = _exact_regex(regex, line)
-        if exact is not None:
-            rules.append((exact.encode(), include))
+        rule = rule_regex(line)
+        if rule is not None:
+            regex, ignores = rule
+            rules.append((regex.encode(), ignores))
     sets: list[_RuleSet] = []
     for start in range(0, len(rules), _RULES_PER_SET):
         _compile_sets(rules[start : start + _RULES_PER_SET], sets)
@@ -201,40 +195,21 @@ def _compile_set(rules: list[tuple[bytes, bool]]) -> _RuleSet | None:
     # second character takes several bytes, and names that are not UTF-8 match too.
     # The rules' own UTF-8 text then reads as the same bytes.
     options.encoding = re2.Options.Encoding.LATIN1
-    matcher = re2._re2.Set(re2._re2.RE2.Anchor.UNANCHORED, options)
+    matcher = re2.Set.SearchSet(options)
     ignores = []
     for regex, include in rules:
-        if matcher.Add(regex) >= 0:  # one RE2 refuses is dropped, as an invalid line
-            ignores.append(include)
-    if not ignores or not matcher.Compile():
+        try:
+            matcher.Add(regex)
+        except re2.error:
+            continue  # one RE2 refuses is dropped, as an invalid line
+        ignores.append(include)
+    if not ignores:
+        return None
+    try:
+        matcher.Compile()
+    except re2.error:  # over RE2's memory budget
         return None
     return matcher, tuple(ignores)
-
-
-# How pathspec ends the regular expression of a rule (it matches the path or any
-# path below it): the last component is the path's own name, file or directory;
-# or only a directory's name; or, with nothing after it, anything below.
-_NAME_END = "(?:(?P<ps_d>/)|$)"
-_DIRECTORY_END = "(?P<ps_d>/)"
-
-
-def _exact_regex(regex: str, line: str) -> str | None:
-    """A regular expression matching exactly the paths ``line``'s rule names, given
-    pathspec's ``regex`` for it; None for a form this does not know."""
-    if regex.endswith(_NAME_END):
-        return regex[: -len(_NAME_END)] + "/?$"
-    if regex.endswith(_DIRECTORY_END):
-        body = regex[: -len(_DIRECTORY_END)]
-        text = line if line.endswith("\\ ") else line.rstrip()
-        if body and text.endswith("/**/"):
-            # "x/**/": the directories below x (pathspec writes it as "x/").
-            return body + "/.+/$"
-        return body + "/$"
-    if regex.endswith("/"):  # "x/**": everything below x, not x itself
-        return regex + ".+$"
-    if regex == ".":  # "*", "**": everything
-        return regex
-    return None
 
 
 # --- repositories ----------------------------------------------------------------------

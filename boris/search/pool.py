@@ -7,7 +7,7 @@ with two threads against 0.6 s with one). Processes are not bound by the GIL.
 
 The server process still walks the tree (scope checks and .gitignore rules stay in
 one place) and sends the paths in chunks to the workers, which run
-:func:`boris.search.matching.search_file` on each and send back the results; the server reads
+:func:`boris.search.file_search.search_file` on each and send back the results; the server reads
 them in order, so the output is the same as a search done in one process. Workers are
 started on the first search that needs them, serve one search at a time, and exit
 when their stdin closes, which happens at the latest when the server exits, however
@@ -31,7 +31,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
-from boris.search.matching import FileTask, Rendered, Result, Stop, check, search_file
+from boris.search.content_lines import Rendered
+from boris.search.file_search import FileTask, Result, search_file
+from boris.stop import Stop, check
 
 #: Files per message. Small enough that a queued request always fits in a pipe buffer
 #: (so sending never waits on a worker that is itself waiting to send a reply).
@@ -151,7 +153,7 @@ class Worker:
             raise WorkerGone from exc
 
     def receive(self, stop: Stop | None = None) -> list[tuple[int, Result]]:
-        """The worker's next reply; raises :class:`~boris.search.matching.Stopped` if
+        """The worker's next reply; raises :class:`~boris.stop.Stopped` if
         ``stop`` is set while it is awaited.
 
         The pipe is read at the descriptor (its buffered reader is never used), so
@@ -246,7 +248,7 @@ class Pool:
 
         ``skip()`` says, when a chunk is sent, how many content lines before the page
         its first file may leave out (see :func:`search_chunk`). Once ``stop`` is set
-        the search raises :class:`~boris.search.matching.Stopped`, and the workers
+        the search raises :class:`~boris.stop.Stopped`, and the workers
         still busy with it are ended rather than waited for.
         """
         workers = self.checkout()

@@ -25,7 +25,7 @@ from typing import TypeVar
 from boris.errors import BorisError
 from boris.files.scope import SKIPPED_NAMES, PathScope
 from boris.search.ignores import Levels, ancestor_levels, is_ignored, levels_inside
-from boris.search.matching import Stop, check
+from boris.stop import Stop, check
 
 #: What the walk yields per entry: ``(rel, is_dir, entry)``. ``rel`` is the display
 #: path below the root, ``/``-joined; ``is_dir`` the entry's type after following a
@@ -83,7 +83,7 @@ def walk(
     ``names``, when given, is a cheap pre-filter on entry names: entries it rejects
     are not yielded (directories are still entered), which spares the caller most
     of the walk's work in a name search. The walk raises
-    :class:`~boris.search.matching.Stopped` soon after ``stop`` is set.
+    :class:`~boris.stop.Stopped` soon after ``stop`` is set.
     """
     entries = _sorted_entries(root)
     if entries is None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from mcp_types import ImageContent, TextContent, ToolAnnotations
 
-from boris.files.display import Image
+from boris.files.lines import Image
 from boris.files.notebook_view import NotebookView
 from boris.shell.progress import Send
 

@@ -1,5 +1,5 @@
 """The apply_patch tool: add, update, move and delete files with one patch in the envelope
-GPT-family models are trained on, all files or none (boris.files.patching)."""
+GPT-family models are trained on, all files or none (boris.files.patch_files)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from fastmcp.dependencies import Depends
 from fastmcp.tools import tool
 from pydantic import Field
 
-from boris.files import patching
+from boris.files import patch_files
 from boris.session import Session, current_session
 from boris.tools import destructive
 
@@ -68,4 +68,4 @@ async def apply_patch(
     session: Session = Depends(current_session),
 ) -> str:
     files = session.files
-    return await session.blocking(lambda: patching.apply_patch(files, patch))
+    return await session.blocking(lambda: patch_files.apply_patch(files, patch))

@@ -1,5 +1,5 @@
 """The create_file tool: write a whole file, creating missing parent directories
-(boris.files.editing)."""
+(boris.files.edit_files)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from fastmcp.dependencies import Depends
 from fastmcp.tools import tool
 from pydantic import Field
 
-from boris.files import editing
+from boris.files import edit_files
 from boris.session import Session, current_session
 from boris.tools import destructive
 
@@ -49,4 +49,4 @@ async def create_file(
     session: Session = Depends(current_session),
 ) -> str:
     files = session.files
-    return await session.blocking(lambda: editing.create(files, path, content))
+    return await session.blocking(lambda: edit_files.create(files, path, content))

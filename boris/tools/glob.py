@@ -1,5 +1,5 @@
 """The glob tool: find files and directories by name pattern, newest first
-(boris.search.find)."""
+(boris.search.glob)."""
 
 from __future__ import annotations
 
@@ -84,8 +84,8 @@ async def _find(session: Session, pattern: str, path: str | None, kind: str | No
     stop = threading.Event()
 
     def run() -> str:
-        from boris.search import find  # on first use: it is not needed to start
+        from boris.search import glob  # on first use: it is not needed to start
 
-        return find.find(files, pattern, path, kind, stop)
+        return glob.find(files, pattern, path, kind, stop)
 
     return await session.blocking(run, stop)

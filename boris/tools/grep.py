@@ -1,4 +1,4 @@
-"""The grep tool: regular-expression search of file contents (boris.search.engine).
+"""The grep tool: regular-expression search of file contents (boris.search.grep).
 
 Two schemas share one search. The default one names its arguments in words; the compat
 one (``--anthropic-compat``) uses Claude Code's names (``glob``, ``-i``, ``-n``, ``-A``,
@@ -246,14 +246,14 @@ async def grep_compat(
 
 
 async def _search(session: Session, **arguments: Any) -> str:
-    """grep in a worker thread, with the arguments of boris.search.engine.Request; a
+    """grep in a worker thread, with the arguments of boris.search.grep.Request; a
     cancelled call stops the search (and the workers it keeps busy)."""
     files = session.files
     stop = threading.Event()
 
     def run() -> str:
-        from boris.search import engine  # on first use: it is not needed to start
+        from boris.search import grep  # on first use: it is not needed to start
 
-        return engine.run(files, engine.Request(**arguments), stop)
+        return grep.run(files, grep.Request(**arguments), stop)
 
     return await session.blocking(run, stop)

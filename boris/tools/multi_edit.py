@@ -1,5 +1,5 @@
 """The multi_edit tool: several str_replace edits of one file, applied in order and written
-at once, or not at all (boris.files.editing)."""
+at once, or not at all (boris.files.edit_files)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from fastmcp.dependencies import Depends
 from fastmcp.tools import tool
 from pydantic import BaseModel, ConfigDict, Field
 
-from boris.files import editing
+from boris.files import edit_files
 from boris.session import Session, current_session
 from boris.tools import destructive
 from boris.tools.str_replace import NewStr, OldStr, PathArg, ReplaceAll
@@ -62,4 +62,4 @@ async def multi_edit(
 ) -> str:
     steps = [(edit.old_str, edit.new_str, edit.replace_all) for edit in edits]
     files = session.files
-    return await session.blocking(lambda: editing.multi_replace(files, path, steps))
+    return await session.blocking(lambda: edit_files.multi_replace(files, path, steps))

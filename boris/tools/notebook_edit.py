@@ -1,5 +1,5 @@
 """The notebook_edit tool: replace, insert or delete one cell of a Jupyter notebook, keeping
-every byte outside that cell (boris.files.notebook_edit)."""
+every byte outside that cell (boris.files.notebook_files)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from fastmcp.dependencies import Depends
 from fastmcp.tools import tool
 from pydantic import Field
 
-from boris.files import notebook_edit as notebooks
+from boris.files import notebook_files
 from boris.session import Session, current_session
 from boris.tools import destructive
 
@@ -31,11 +31,11 @@ NewSource = Annotated[
     Field(description="The cell's new source (replace, insert); not used by delete."),
 ]
 EditMode = Annotated[
-    notebooks.EditMode,
+    notebook_files.EditMode,
     Field(description="replace (the default) the cell's source, insert a new cell, or delete it."),
 ]
 CellType = Annotated[
-    notebooks.CellType | None,
+    notebook_files.CellType | None,
     Field(
         description="code or markdown: required for insert; for replace, changes the "
         "cell's type (default: keep it)."
@@ -75,5 +75,5 @@ async def notebook_edit(
 ) -> str:
     files = session.files
     return await session.blocking(
-        lambda: notebooks.edit_notebook(files, path, cell, edit_mode, new_source, cell_type)
+        lambda: notebook_files.edit_notebook(files, path, cell, edit_mode, new_source, cell_type)
     )

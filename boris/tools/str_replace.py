@@ -1,5 +1,5 @@
 """The str_replace tool: replace an exact, unique piece of a file, keeping every other byte
-(boris.files.editing)."""
+(boris.files.edit_files)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from fastmcp.dependencies import Depends
 from fastmcp.tools import tool
 from pydantic import Field
 
-from boris.files import editing
+from boris.files import edit_files
 from boris.session import Session, current_session
 from boris.tools import destructive
 
@@ -64,5 +64,5 @@ async def str_replace(
 ) -> str:
     files = session.files
     return await session.blocking(
-        lambda: editing.replace(files, path, old_str, new_str, replace_all)
+        lambda: edit_files.replace(files, path, old_str, new_str, replace_all)
     )

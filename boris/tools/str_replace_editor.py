@@ -2,7 +2,7 @@
 
 Each command calls the very function the split tool calls, so its result is the split
 tool's result byte for byte. Only insert is the editor's own, and it runs on the same
-checks, atomic write and snippet as str_replace (boris.files.editing).
+checks, atomic write and snippet as str_replace (boris.files.edit_files).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from fastmcp.tools import tool
 from pydantic import Field
 
 from boris.errors import BorisError, Code
-from boris.files import editing, viewing
+from boris.files import edit_files, view_path
 from boris.session import Session, current_session
 from boris.tools import ViewContent, as_content, destructive
 from boris.tools.view import ViewRange
@@ -109,15 +109,15 @@ async def str_replace_editor(
 
     def run() -> ViewContent:
         if command == "view":
-            return as_content(viewing.view(files, path, view_range))
+            return as_content(view_path.view(files, path, view_range))
         if command == "str_replace":
             if old_str is None:
                 raise _missing("old_str", command)
-            return editing.replace(files, path, old_str, new_str or "", replace_all)
+            return edit_files.replace(files, path, old_str, new_str or "", replace_all)
         if command == "create":
             if file_text is None:
                 raise _missing("file_text", command)
-            return editing.create(files, path, file_text)
+            return edit_files.create(files, path, file_text)
         if new_str is not None and insert_text is not None and new_str != insert_text:
             raise BorisError(
                 Code.INVALID_INPUT, "new_str and insert_text name the same text; give only one"
@@ -125,9 +125,9 @@ async def str_replace_editor(
         if insert_line is None:
             raise _missing("insert_line", command)
         if new_str is not None:
-            return editing.insert(files, path, insert_line, new_str)
+            return edit_files.insert(files, path, insert_line, new_str)
         if insert_text is not None:
-            return editing.insert(files, path, insert_line, insert_text, "insert_text")
+            return edit_files.insert(files, path, insert_line, insert_text, "insert_text")
         raise _missing("new_str", command)
 
     return await session.blocking(run)

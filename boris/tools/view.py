@@ -1,5 +1,5 @@
 """The view tool: a file with line numbers, an image, a binary notice, or a directory tree
-(boris.files.viewing)."""
+(boris.files.view_path)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from fastmcp.dependencies import Depends
 from fastmcp.tools import tool
 from pydantic import Field
 
-from boris.files import viewing
+from boris.files import view_path
 from boris.session import Session, current_session
 from boris.tools import ViewContent, as_content, read_only
 
@@ -62,4 +62,4 @@ async def view(
     session: Session = Depends(current_session),
 ) -> ViewContent:
     files = session.files
-    return await session.blocking(lambda: as_content(viewing.view(files, path, view_range)))
+    return await session.blocking(lambda: as_content(view_path.view(files, path, view_range)))

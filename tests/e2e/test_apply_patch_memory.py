@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.file_helpers import child_pid, memory_kib, peak_start
 from tests.support import error_text, ok_text, stdio_client
+from tests.support.files import child_pid, memory_kib, peak_start
 
 pytestmark = pytest.mark.anyio
 

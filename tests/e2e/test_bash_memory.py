@@ -13,9 +13,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.file_helpers import memory_kib, peak_start
-from tests.pids import cpu_seconds, pids_in, wait_gone
 from tests.support import http_client, http_server, ok_text, sdk_http_client
+from tests.support.files import memory_kib, peak_start
+from tests.support.pids import cpu_seconds, pids_in, wait_gone
 
 pytestmark = pytest.mark.anyio
 

@@ -12,16 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.file_helpers import CAP_CHOWN, boris_without
-from tests.files.test_edit_identity import NOBODY, _require_root, call
 from tests.support import ok_text, stdio_client
+from tests.support.calls import call
+from tests.support.files import CAP_CHOWN, NOBODY, boris_without, require_root
 
 pytestmark = pytest.mark.anyio
 
 
 async def test_server_that_cannot_chown_keeps_the_owner(case: Path) -> None:
     # The server may write other users' files but cannot give a new file their owner.
-    _require_root()
+    require_root()
     path = case / "f.txt"
     path.write_text("one\n")
     os.chown(path, NOBODY, NOBODY)

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.file_helpers import CAP_DAC_OVERRIDE, boris_without, child_pid
-from tests.files.test_file_faults import call, original_text
-from tests.interpose import Unavailable, on_open
 from tests.support import BORIS, error_text, ok_text, stdio_client
+from tests.support.calls import call
+from tests.support.files import CAP_DAC_OVERRIDE, boris_without, child_pid, original_text
+from tests.support.interpose import Unavailable, on_open
 
 pytestmark = pytest.mark.anyio
 

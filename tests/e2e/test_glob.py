@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import http_server, sdk_http_client, text_of
-from tests.trees import write_tree
+from tests.support.trees import write_tree
 
 pytestmark = pytest.mark.anyio
 

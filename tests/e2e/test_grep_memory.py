@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from boris.search.engine import IN_PROCESS_FILES
-from tests.file_helpers import memory_kib, peak_start
-from tests.pids import children
+from boris.search.grep import IN_PROCESS_FILES
 from tests.support import HttpServer, http_client, http_server, ok_text
+from tests.support.files import memory_kib, peak_start
+from tests.support.pids import children
 
 pytestmark = pytest.mark.anyio
 

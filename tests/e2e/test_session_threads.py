@@ -24,8 +24,8 @@ import anyio
 import pytest
 
 from boris.session import SESSION_THREADS
-from tests.pids import children, cpu_seconds
 from tests.support import HttpServer, RawSession, http_client, http_server, ok_text
+from tests.support.pids import children, cpu_seconds
 
 pytestmark = pytest.mark.anyio
 

@@ -24,7 +24,6 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from tests.pids import pid_alive, pids_in, wait_gone
 from tests.support import (
     BORIS,
     INITIALIZE,
@@ -38,6 +37,7 @@ from tests.support import (
     server_env,
     stdio_client,
 )
+from tests.support.pids import pid_alive, pids_in, wait_gone
 
 pytestmark = pytest.mark.anyio
 

@@ -13,8 +13,6 @@ from typing import Any
 
 import pytest
 
-from tests.file_helpers import child_pid, memory_kib, peak_start
-from tests.pids import costing_at_most
 from tests.support import (
     BORIS,
     INITIALIZE,
@@ -31,7 +29,9 @@ from tests.support import (
     stop_process,
     text_of,
 )
-from tests.tools.test_str_replace import replace
+from tests.support.calls import replace
+from tests.support.files import child_pid, memory_kib, peak_start
+from tests.support.pids import costing_at_most
 
 pytestmark = pytest.mark.anyio
 

@@ -13,9 +13,10 @@ import anyio
 import pytest
 from mcp_types import ImageContent
 
-from tests.file_helpers import IMAGE_SAMPLES, child_pid, memory_kib, peak_start
 from tests.support import http_client, http_server, ok_text, sdk_stdio_client, stdio_client
-from tests.tools.test_view import MB, cut_listing, make_files, tree, view
+from tests.support.calls import view
+from tests.support.files import IMAGE_SAMPLES, MB, child_pid, make_files, memory_kib, peak_start
+from tests.support.models import cut_listing, tree
 
 pytestmark = pytest.mark.anyio
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import error_text, http_client, http_server, ok_text
-from tests.tools.test_view_before_edit import call, not_viewed
+from tests.support.calls import call, not_viewed
 
 pytestmark = pytest.mark.anyio
 

@@ -24,16 +24,12 @@ import pytest
 from fastmcp import Client
 
 from tests.inprocess import app_client
-from tests.interpose import Unavailable, on_open
 from tests.support import error_text, ok_text
+from tests.support.calls import call
+from tests.support.files import NOBODY, require_root
+from tests.support.interpose import Unavailable, on_open
 
 pytestmark = pytest.mark.anyio
-
-NOBODY = 65534
-
-
-async def call(client: Client[Any], tool: str, **arguments: Any) -> Any:
-    return await client.call_tool(tool, arguments, raise_on_error=False)
 
 
 @pytest.fixture(scope="module")
@@ -97,13 +93,8 @@ async def test_hard_link_shares_the_editors_edits(compat: Client[Any], case: Pat
 # --- owner and group -------------------------------------------------------------------
 
 
-def _require_root() -> None:
-    if os.geteuid() != 0:
-        pytest.skip("needs root to give files to another user")
-
-
 async def test_owner_and_group_kept(client: Client[Any], case: Path) -> None:
-    _require_root()
+    require_root()
     path = case / "f.txt"
     path.write_text("one\n")
     os.chown(path, NOBODY, NOBODY)
@@ -284,7 +275,7 @@ async def test_a_patch_whose_file_keeps_changing_is_not_written(
 
 
 async def test_a_patch_keeps_owner_and_group(client: Client[Any], case: Path) -> None:
-    _require_root()
+    require_root()
     path = case / "f.txt"
     path.write_text("one\n")
     os.chown(path, NOBODY, NOBODY)

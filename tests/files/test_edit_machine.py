@@ -29,9 +29,9 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from tests.files.test_file_properties import oracle_view
 from tests.inprocess import app_client
 from tests.support import text_of
+from tests.support.models import oracle_view
 
 BOM = b"\xef\xbb\xbf"
 NAME = "f.txt"

@@ -9,49 +9,19 @@ tests/e2e/test_file_faults.py.
 
 from __future__ import annotations
 
-import ctypes
-import errno
 import os
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from fastmcp import Client
 
 from tests.inprocess import app_client
 from tests.support import error_text, ok_text
+from tests.support.calls import call
+from tests.support.files import original_text, tiny_tmpfs
+
+__all__ = ["tiny_tmpfs"]  # the fixture, used by name
 
 pytestmark = pytest.mark.anyio
-
-
-async def call(client: Client[Any], tool: str, **args: Any) -> Any:
-    return await client.call_tool(tool, args, raise_on_error=False)
-
-
-def original_text() -> str:
-    return "".join(f"original line {n}\n" for n in range(2000))  # about 36 KB
-
-
-_LIBC = ctypes.CDLL(None, use_errno=True)
-
-
-@pytest.fixture
-def tiny_tmpfs(tmp_path: Path) -> Iterator[Path]:
-    mount_point = tmp_path / "tiny"
-    mount_point.mkdir()
-    target = os.fsencode(mount_point)
-    if _LIBC.mount(b"tmpfs", target, b"tmpfs", 0, b"size=64k") != 0:
-        error = ctypes.get_errno()
-        if error == errno.EPERM:  # no CAP_SYS_ADMIN: the one reason to do without
-            pytest.skip("cannot mount a tmpfs here: mounting needs CAP_SYS_ADMIN")
-        raise OSError(error, os.strerror(error), str(mount_point))
-    try:
-        yield mount_point
-    finally:
-        if _LIBC.umount2(target, 0) != 0:
-            error = ctypes.get_errno()
-            raise OSError(error, os.strerror(error), str(mount_point))
 
 
 async def test_disk_full(tiny_tmpfs: Path) -> None:

@@ -7,13 +7,8 @@ tests/tools/ go through a real client.
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import io
-import tempfile
-from collections.abc import Callable, Coroutine, Iterator
-from contextlib import contextmanager
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
 from hypothesis import assume, event, given
@@ -21,75 +16,20 @@ from hypothesis import strategies as st
 from mcp_types import ImageContent
 
 from boris.errors import BorisError
-from boris.files.display import read_lines
-from boris.files.scope import PathScope
-from boris.session import Runtime, Session
-from boris.settings import Settings
-from boris.tools import create_file as create_file_tool
-from boris.tools import str_replace as str_replace_tool
-from boris.tools import str_replace_editor as editor_tool
-from boris.tools import view as view_tool
+from boris.files.lines import read_lines
+from boris.session import Session
+from tests.support.models import as_written, occurrences, oracle_view
+from tests.support.sessions import (
+    create_file,
+    session_in_tempdir,
+    str_replace,
+    str_replace_editor,
+    view,
+)
+from tests.support.strategies import EDGY_PIECES, WORDS, edgy_files, text_files, texts
 
 P = ParamSpec("P")
 T = TypeVar("T")
-
-
-def in_loop(tool: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P, T]:
-    """An (async) tool function called as a plain one, each call on an event loop of its own."""
-
-    @functools.wraps(tool)
-    def call(*args: P.args, **kwargs: P.kwargs) -> T:
-        return asyncio.run(tool(*args, **kwargs))
-
-    return call
-
-
-create_file = in_loop(create_file_tool.create_file)
-str_replace = in_loop(str_replace_tool.str_replace)
-str_replace_editor = in_loop(editor_tool.str_replace_editor)
-view = in_loop(view_tool.view)
-
-BOM = b"\xef\xbb\xbf"
-
-# Pieces that make files awkward: CR, CRLF, a BOM, invalid UTF-8, multi-byte characters.
-EDGY_PIECES = [
-    b"a",
-    b"b",
-    b"x",
-    b"foo",
-    b" ",
-    b"\t",
-    b"\n",
-    b"\n",
-    b"\r",
-    b"\r\n",
-    b"\r\n",
-    BOM,
-    b"\xff",
-    b"\xc3",
-    b"\x80",
-    b"\xc3\xa9",
-    b"\xe2\x82\xac",
-    b"\xf0\x9f\x98\x80",
-    b"\x1b[0m",
-]
-# Distinct words make a slice of a file likely to occur once in it.
-WORDS = [w.encode() for w in ("alpha", "beta", "gamma", "delta", "omega", "0", "1", "2", "3")]
-files = st.lists(st.sampled_from(EDGY_PIECES + WORDS), max_size=40).map(b"".join)
-# Files that stay text for view (no control bytes a sniffer calls binary), with lines
-# that sometimes pass the 2000-character cut.
-text_files = st.lists(
-    st.sampled_from([*EDGY_PIECES, b"y" * 1999, "é".encode() * 1500]), max_size=30
-).map(b"".join)
-texts = st.text(alphabet=st.sampled_from(["a", "b", "x", "é", "€", " ", "\t", "\n", "\r"]))
-
-
-@contextmanager
-def session_in_tempdir(**settings: Any) -> Iterator[tuple[Session, Path]]:
-    with tempfile.TemporaryDirectory() as directory:
-        root = Path(directory).resolve()
-        runtime = Runtime(Settings(workdir=str(root), **settings), PathScope([], []), "/bin/sh")
-        yield Session(id="test", runtime=runtime, cwd=str(root)), root
 
 
 def outcome(call: Callable[[], Any]) -> Any:
@@ -103,28 +43,6 @@ def outcome(call: Callable[[], Any]) -> Any:
 # --- (1) str_replace changes exactly the matched bytes ----------------------------------------
 
 
-def uses_crlf(data: bytes) -> bool:
-    return b"\r\n" in data and data.count(b"\r\n") == data.count(b"\n")
-
-
-def as_written(before: bytes, old: bytes, new: bytes) -> tuple[bytes, bytes]:
-    """The rule: exact bytes, except LF strings in a CRLF file mean CRLF (unless either has a
-    CRLF of its own)."""
-    if (
-        uses_crlf(before)
-        and b"\r\n" not in old
-        and b"\r\n" not in new
-        and (b"\n" in old or b"\n" in new)
-    ):
-        return old.replace(b"\n", b"\r\n"), new.replace(b"\n", b"\r\n")
-    return old, new
-
-
-def occurrences(before: bytes, old: bytes) -> int:
-    """Places where ``old`` starts in ``before``, overlapping ones included."""
-    return sum(before.startswith(old, i) for i in range(len(before)))
-
-
 def oracle_replace(before: bytes, old: bytes, new: bytes) -> bytes | None:
     old, new = as_written(before, old, new)
     return before.replace(old, new, 1) if occurrences(before, old) == 1 else None
@@ -132,7 +50,7 @@ def oracle_replace(before: bytes, old: bytes, new: bytes) -> bytes | None:
 
 @st.composite
 def replacement_cases(draw: st.DrawFn) -> tuple[bytes, str, str]:
-    before = draw(files)
+    before = draw(edgy_files)
     if before and draw(st.booleans()):
         start = draw(st.integers(0, len(before) - 1))
         end = draw(st.integers(start + 1, len(before)))
@@ -211,7 +129,7 @@ def check_replacement(before: bytes, old: str, new: str) -> None:
         assert [p.name for p in root.iterdir()] == ["f.txt"]
 
 
-@given(files, texts, texts)
+@given(edgy_files, texts, texts)
 def test_replace_all_is_bytes_replace(before: bytes, old: str, new: str) -> None:
     assume(old)
     with session_in_tempdir() as (session, root):
@@ -236,34 +154,6 @@ def test_replace_all_is_bytes_replace(before: bytes, old: str, new: str) -> None
 # --- (2) view_range gives exactly the requested lines, or the right error -------------------
 
 
-def oracle_view(data: bytes, start: int, end: int, path: Path) -> str:
-    if end == -1:  # -1 means the last line
-        end = 10**9
-    if start < 1:
-        return f"[INVALID_INPUT] view_range start must be 1 or more, got {start}"
-    if start > end:
-        return (
-            f"[INVALID_INPUT] view_range start {start} is greater than end {end}; "
-            "give [start, end] with start <= end"
-        )
-    lines = data.split(b"\n")
-    if lines[-1] == b"":
-        lines.pop()
-    if start > len(lines):
-        return f"[INVALID_INPUT] start {start} exceeds total lines {len(lines)} in {path}"
-    shown = lines[start - 1 : end]
-    width = len(str(start + len(shown) - 1))
-    out = []
-    for number, raw in enumerate(shown, start):
-        if number == 1:
-            raw = raw.removeprefix(BOM)
-        text = raw.removesuffix(b"\r").decode("utf-8", "replace")
-        if len(text) > 2000:
-            text = f"{text[:2000]}... [truncated, {len(text)} chars total]"
-        out.append(f"{number:>{width}}\t{text}\n")
-    return "".join(out)
-
-
 @given(text_files, st.integers(-1, 12), st.integers(-2, 14))
 def test_view_range_exact(data: bytes, start: int, end: int) -> None:
     with session_in_tempdir() as (session, root):
@@ -283,7 +173,7 @@ def test_view_without_range_is_the_whole_small_file(data: bytes) -> None:
         assert result == oracle_view(data, 1, 10_000, root / "f.txt") if data else result == ""
 
 
-@given(files, st.integers(1, 12), st.integers(0, 6), st.integers(1, 7), st.booleans())
+@given(edgy_files, st.integers(1, 12), st.integers(0, 6), st.integers(1, 7), st.booleans())
 def test_read_lines_across_chunk_boundaries(
     data: bytes, start: int, extra: int, chunk_size: int, count_all: bool
 ) -> None:
@@ -329,7 +219,7 @@ def comparable(result: Any) -> Any:
     return result.model_dump() if isinstance(result, ImageContent) else result
 
 
-@given(files, editor_calls(), st.booleans())
+@given(edgy_files, editor_calls(), st.booleans())
 def test_editor_equals_split_tools(
     before: bytes, calls: tuple[dict[str, Any], Callable[[Session], Any]], viewed: bool
 ) -> None:

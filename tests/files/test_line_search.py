@@ -8,7 +8,8 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from boris.files.line_search import LineFile, Tier, around, exact, trailing
-from tests.files.test_patch_properties import LINES, files, lines_of
+from tests.support.models import lines_of
+from tests.support.strategies import LINES, line_files
 
 TIERS = {"exact": exact, "trailing": trailing, "around": around}
 # Lines a search may ask for beyond the file's own: whitespace variants, a stranger.
@@ -34,7 +35,7 @@ def plain_find(texts: list[bytes], wanted: list[bytes], first: int, tier: Tier) 
 
 @st.composite
 def searches(draw: st.DrawFn) -> tuple[bytes, list[bytes], int, str]:
-    data = draw(files())
+    data = draw(line_files())
     _, lines, _ = lines_of(data)
     texts = [text for text, _ in lines]
     wanted: list[bytes]

@@ -14,15 +14,9 @@ from boris.errors import BorisError
 from boris.session import Session
 from boris.tools import multi_edit as multi_edit_tool
 from boris.tools.multi_edit import Replacement
-from tests.files.test_file_properties import (
-    as_written,
-    files,
-    in_loop,
-    occurrences,
-    session_in_tempdir,
-    texts,
-    view,
-)
+from tests.support.models import as_written, occurrences
+from tests.support.sessions import in_loop, session_in_tempdir, view
+from tests.support.strategies import edgy_files, texts
 
 # Mostly what an agent writes: ASCII, which fits a file in any encoding.
 ascii_texts = st.text(alphabet=st.sampled_from(["a", "b", "x", " ", "\n"]), max_size=8)
@@ -55,7 +49,7 @@ def model(before: bytes, edits: list[tuple[str, str]]) -> tuple[bytes, int | Non
 def edit_sequences(draw: st.DrawFn) -> tuple[bytes, list[tuple[str, str]]]:
     """A file and 1-6 edits, most of them cut from the text as the edits before left it (so
     usually unique at their turn), some arbitrary (so sometimes failing)."""
-    before = draw(files)
+    before = draw(edgy_files)
     data = before
     edits = []
     for _ in range(draw(st.integers(1, 6))):

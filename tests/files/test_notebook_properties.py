@@ -23,8 +23,8 @@ from boris.errors import BorisError
 from boris.session import Session
 from boris.tools import notebook_edit as notebook_edit_tool
 from boris.tools import view as view_tool
-from tests.files.test_file_properties import in_loop, session_in_tempdir
-from tests.notebooks import jupyter, vscode
+from tests.support.notebooks import jupyter, vscode
+from tests.support.sessions import in_loop, session_in_tempdir
 
 notebook_edit = in_loop(notebook_edit_tool.notebook_edit)
 view = in_loop(view_tool.view)

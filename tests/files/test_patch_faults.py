@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.files.test_file_faults import call, original_text, tiny_tmpfs
 from tests.inprocess import app_client
 from tests.support import error_text, ok_text
+from tests.support.calls import call
+from tests.support.files import original_text, tiny_tmpfs
 
 pytestmark = pytest.mark.anyio
 

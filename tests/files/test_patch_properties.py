@@ -25,26 +25,13 @@ from boris.errors import BorisError
 from boris.session import Session
 from boris.tools import apply_patch as apply_patch_tool
 from boris.tools import view as view_tool
-from tests.files.test_file_properties import in_loop, session_in_tempdir
+from tests.support.models import Line, lines_of
+from tests.support.sessions import in_loop, session_in_tempdir
+from tests.support.strategies import line_files
 
 apply_patch = in_loop(apply_patch_tool.apply_patch)
 view = in_loop(view_tool.view)
 
-BOM = b"\xef\xbb\xbf"
-# Few distinct lines, so that hunks are sometimes ambiguous; trailing whitespace, an
-# indented line, an empty one, multi-byte characters, one line that is not UTF-8.
-LINES = [
-    b"alpha",
-    b"beta",
-    b"gamma",
-    b"",
-    b"    indented",
-    b"tail ",
-    b"tail",
-    "é".encode(),
-    b"x\ty",
-    b"caf\xe9",
-]
 ADDED = ["new", "", "  more", "ünï", "tail"]
 MISSING = "no such line anywhere"
 #: A file no section names.
@@ -56,20 +43,6 @@ CODES = {
     "encoding": "[INVALID_INPUT]",
     "exists": "[INVALID_INPUT]",
 }
-
-Line = tuple[bytes, bytes]  # text, ending
-
-
-def lines_of(data: bytes) -> tuple[bytes, list[Line], bool]:
-    """The model's reading of a file: BOM, lines with their endings, whether it ends in
-    a newline (an empty file does)."""
-    bom = BOM if data.startswith(BOM) else b""
-    pieces = data[len(bom) :].split(b"\n")
-    tail = pieces.pop()
-    lines = [(p[:-1], b"\r\n") if p.endswith(b"\r") else (p, b"\n") for p in pieces]
-    if tail:
-        lines.append((tail, b""))
-    return bom, lines, not tail
 
 
 def valid_utf8(data: bytes) -> bool:
@@ -215,19 +188,8 @@ class Case:
 
 
 @st.composite
-def files(draw: st.DrawFn) -> bytes:
-    texts = draw(st.lists(st.sampled_from(LINES), max_size=12))
-    style = draw(st.sampled_from([b"\n", b"\r\n", None]))
-    endings = [style or draw(st.sampled_from([b"\n", b"\r\n"])) for _ in texts]
-    data = b"".join(text + ending for text, ending in zip(texts, endings, strict=True))
-    if texts and not draw(st.booleans()):
-        data = data.removesuffix(endings[-1])  # no final newline
-    return (BOM if draw(st.booleans()) else b"") + data
-
-
-@st.composite
 def cases(draw: st.DrawFn) -> Case:
-    contents = draw(st.lists(files(), min_size=1, max_size=3))
+    contents = draw(st.lists(line_files(), min_size=1, max_size=3))
     names = {f"f{n}.txt": data for n, data in enumerate(contents)}
     after = {**names, **UNTOUCHED}
     sections: list[str] = []

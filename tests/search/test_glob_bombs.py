@@ -20,7 +20,7 @@ from fastmcp import Client
 
 from tests.inprocess import app_clients
 from tests.support import ok_text
-from tests.trees import write_tree
+from tests.support.trees import write_tree
 
 pytestmark = pytest.mark.anyio
 

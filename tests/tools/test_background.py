@@ -12,9 +12,9 @@ import pytest
 from fastmcp import Client
 
 from tests.inprocess import app_client
-from tests.pids import pid_alive, pids_in, wait_gone
 from tests.support import error_text, ok_text
-from tests.tasks import STARTED, not_found, task_id_of
+from tests.support.pids import pid_alive, pids_in, wait_gone
+from tests.support.tasks import STARTED, not_found, task_id_of
 
 pytestmark = pytest.mark.anyio
 

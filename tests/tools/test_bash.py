@@ -18,9 +18,9 @@ from fastmcp import Client
 
 from boris.shell.command import MAX_TIMEOUT_MS, effective_timeout
 from tests.inprocess import app_client
-from tests.pids import pid_alive, pids_in, wait_gone
 from tests.support import error_text, ok_text
-from tests.tasks import STARTED
+from tests.support.pids import pid_alive, pids_in, wait_gone
+from tests.support.tasks import STARTED
 
 pytestmark = pytest.mark.anyio
 

@@ -18,7 +18,7 @@ from fastmcp import Client
 
 from tests.inprocess import app_client
 from tests.support import error_text, ok_text
-from tests.trees import set_mtimes, write_tree
+from tests.support.trees import set_mtimes, write_tree
 
 pytestmark = pytest.mark.anyio
 

@@ -1,18 +1,18 @@
 """grep through a real client, exact texts (README "grep and glob, and ripgrep", "Limits
-and bad input").
+and bad input"): output modes, context, paging, the output cap, the pattern, paths and
+argument errors, the schemas and the compat names, other clients. Which files are
+searched is tests/tools/test_grep_files.py's; the engine called directly,
+tests/search/test_grep.py's.
 
-One app serves the module (``--allow-dir`` its workdir, ``--deny-dir **/secrets``,
-``--max-file-size 4KB``); each test searches its own subdirectory. The check with the
-official SDK client over STDIO is in tests/e2e/test_grep.py.
+One app serves the module (tests/support/grep_app.py: ``--allow-dir`` its workdir,
+``--deny-dir **/secrets``, ``--max-file-size 4KB``); each test searches its own
+subdirectory, which the rows of a table share. The check with the official SDK client
+over STDIO is in tests/e2e/test_grep.py.
 """
 
 from __future__ import annotations
 
-import os
-import select
-import socket
 import threading
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -21,38 +21,21 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from boris.search import engine, matching
 from tests.inprocess import app_client, app_clients
-from tests.interpose import Unavailable, on_open
 from tests.support import error_text, ok_text, text_of
-from tests.trees import search_query, set_mtimes, write_tree
+from tests.support.grep_app import client, grep, grep_error, outside, workdir
+from tests.support.interpose import Unavailable, on_open
+from tests.support.trees import set_mtimes, write_tree
 
 pytestmark = pytest.mark.anyio
 
-
-@pytest.fixture(scope="module")
-def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("grep").resolve()
+__all__ = ["client", "outside", "workdir"]  # the fixtures, used by name
 
 
 @pytest.fixture(scope="module")
-def outside(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_tree(tmp_path_factory.mktemp("outside").resolve(), {"leak.txt": "needle\n"})
-
-
-@pytest.fixture(scope="module")
-async def client(workdir: Path) -> AsyncIterator[Client[Any]]:
-    flags = ["--allow-dir", str(workdir), "--deny-dir", "**/secrets", "--max-file-size", "4KB"]
-    async with app_client(*flags, workdir=workdir) as connected:
+async def compat(workdir: Path) -> AsyncIterator[Client[Any]]:
+    async with app_client("--anthropic-compat", workdir=workdir) as connected:
         yield connected
-
-
-async def grep(client: Client[Any], **arguments: Any) -> str:
-    return ok_text(await client.call_tool("grep", arguments, raise_on_error=False))
-
-
-async def grep_error(client: Client[Any], **arguments: Any) -> str:
-    return error_text(await client.call_tool("grep", arguments, raise_on_error=False))
 
 
 CODE = {
@@ -73,26 +56,34 @@ async def test_files_with_matches_newest_first(client: Client[Any], workdir: Pat
     assert text == "lib/util.py\nmain.py\nlib/notes.md"
 
 
-async def test_content_mode_with_and_without_line_numbers(
-    client: Client[Any], workdir: Path
-) -> None:
-    write_tree(workdir / "content", CODE)
-    text = await grep(client, pattern="os", path="content", output_mode="content")
-    assert text == (
+#: (line_numbers, the content output)
+CONTENT = [
+    (
+        True,
         "lib/notes.md:2:import os is mentioned here\n"
         "lib/util.py:5:import os.path\n"
         "main.py:1:import os\n"
-        "main.py:6:    return os.getcwd()"
-    )
-    plain = await grep(
-        client, pattern="os", path="content", output_mode="content", line_numbers=False
-    )
-    assert plain == (
+        "main.py:6:    return os.getcwd()",
+    ),
+    (
+        False,
         "lib/notes.md:import os is mentioned here\n"
         "lib/util.py:import os.path\n"
         "main.py:import os\n"
-        "main.py:    return os.getcwd()"
+        "main.py:    return os.getcwd()",
+    ),
+]
+
+
+@pytest.mark.parametrize(("line_numbers", "expected"), CONTENT)
+async def test_content_mode_with_and_without_line_numbers(
+    client: Client[Any], workdir: Path, line_numbers: bool, expected: str
+) -> None:
+    write_tree(workdir / "content", CODE)
+    text = await grep(
+        client, pattern="os", path="content", output_mode="content", line_numbers=line_numbers
     )
+    assert text == expected
 
 
 async def test_count_mode_counts_lines_in_walk_order(client: Client[Any], workdir: Path) -> None:
@@ -101,24 +92,21 @@ async def test_count_mode_counts_lines_in_walk_order(client: Client[Any], workdi
     assert text == "lib/notes.md:1\nlib/util.py:1\nmain.py:2\nz.py:2"
 
 
-async def test_no_match_is_an_empty_result(client: Client[Any], workdir: Path) -> None:
+@pytest.mark.parametrize("mode", ["files_with_matches", "content", "count"])
+async def test_no_match_is_an_empty_result(client: Client[Any], workdir: Path, mode: str) -> None:
     write_tree(workdir / "nomatch", CODE)
-    for mode in ("files_with_matches", "content", "count"):
-        assert await grep(client, pattern="absent_text", path="nomatch", output_mode=mode) == ""
+    assert await grep(client, pattern="absent_text", path="nomatch", output_mode=mode) == ""
 
 
 # --- context -----------------------------------------------------------------------
 
 NUMBERS = "".join(f"line {n}\n" for n in range(1, 21))
 
-
-async def test_context_groups_merge_and_separate(client: Client[Any], workdir: Path) -> None:
-    write_tree(workdir / "ctx", {"n.txt": NUMBERS})
-    # Matches on 3, 5 (overlapping context: one group) and 12 (a separate group).
-    text = await grep(
-        client, pattern=r"^line (3|5|12)$", path="ctx", output_mode="content", context=1
-    )
-    assert text == (
+#: (arguments besides the path and the content mode, the output) on a file of the
+#: lines "line 1" to "line 20".
+CONTEXT: list[Any] = [
+    pytest.param(
+        {"pattern": r"^line (3|5|12)$", "context": 1},
         "n.txt-2-line 2\n"
         "n.txt:3:line 3\n"
         "n.txt-4-line 4\n"
@@ -127,40 +115,53 @@ async def test_context_groups_merge_and_separate(client: Client[Any], workdir: P
         "--\n"
         "n.txt-11-line 11\n"
         "n.txt:12:line 12\n"
-        "n.txt-13-line 13"
-    )
-
-
-async def test_context_before_and_after_separately(client: Client[Any], workdir: Path) -> None:
-    write_tree(workdir / "ctx2", {"n.txt": NUMBERS})
-    before = await grep(
-        client, pattern="line 10$", path="ctx2", output_mode="content", context_before=2
-    )
-    assert before == "n.txt-8-line 8\nn.txt-9-line 9\nn.txt:10:line 10"
-    after = await grep(
-        client, pattern="line 19$", path="ctx2", output_mode="content", context_after=3
-    )
-    assert after == "n.txt:19:line 19\nn.txt-20-line 20"  # clamped at the end of the file
-    first = await grep(
-        client, pattern="line 1$", path="ctx2", output_mode="content", context_before=3
-    )
-    assert first == "n.txt:1:line 1"  # clamped at the start
-
-
-async def test_adjacent_groups_need_no_separator(client: Client[Any], workdir: Path) -> None:
-    write_tree(workdir / "adjacent", {"n.txt": NUMBERS})
-    # Line 2's after-context ends at 3, line 5's before-context starts at 4: contiguous.
-    text = await grep(
-        client, pattern="^line [25]$", path="adjacent", output_mode="content", context=1
-    )
-    assert text == (
+        "n.txt-13-line 13",
+        id="3 and 5 overlap: one group; 12 another",
+    ),
+    pytest.param(
+        {"pattern": "line 10$", "context_before": 2},
+        "n.txt-8-line 8\nn.txt-9-line 9\nn.txt:10:line 10",
+        id="before",
+    ),
+    pytest.param(
+        {"pattern": "line 19$", "context_after": 3},
+        "n.txt:19:line 19\nn.txt-20-line 20",
+        id="after, clamped at the end of the file",
+    ),
+    pytest.param(
+        {"pattern": "line 1$", "context_before": 3},
+        "n.txt:1:line 1",
+        id="before, clamped at the start",
+    ),
+    pytest.param(
+        {"pattern": "^line [25]$", "context": 1},
         "n.txt-1-line 1\n"
         "n.txt:2:line 2\n"
         "n.txt-3-line 3\n"
         "n.txt-4-line 4\n"
         "n.txt:5:line 5\n"
-        "n.txt-6-line 6"
-    )
+        "n.txt-6-line 6",
+        id="adjacent groups need no separator",  # 2's after-context ends at 3, 5's starts at 4
+    ),
+    pytest.param(
+        {"pattern": "^line 5$", "context": 2, "context_after": 0},
+        "n.txt-3-line 3\nn.txt-4-line 4\nn.txt:5:line 5",
+        id="an explicit side overrides context, 0 too",  # as in ripgrep
+    ),
+    pytest.param(
+        {"pattern": "^line (3|9)$", "context": 1, "offset": 2, "head_limit": 3},
+        "n.txt-4-line 4\n--\nn.txt-8-line 8",
+        id="paging counts context and separator lines",
+    ),
+]
+
+
+@pytest.mark.parametrize(("arguments", "expected"), CONTEXT)
+async def test_context(
+    client: Client[Any], workdir: Path, arguments: dict[str, Any], expected: str
+) -> None:
+    write_tree(workdir / "ctx", {"n.txt": NUMBERS})
+    assert await grep(client, path="ctx", output_mode="content", **arguments) == expected
 
 
 async def test_separator_between_files_and_without_numbers(
@@ -178,86 +179,53 @@ async def test_separator_between_files_and_without_numbers(
     assert text == "a.txt-x\na.txt:hit\na.txt-y\n--\nb.txt:hit\nb.txt-z"
 
 
-async def test_an_explicit_side_overrides_context_even_when_zero(
-    client: Client[Any], compat: Client[Any], workdir: Path
+async def test_an_explicit_side_overrides_context_in_compat_mode(
+    compat: Client[Any], workdir: Path
 ) -> None:
-    """context_before/context_after (-B/-A) given explicitly, 0 included, override
-    context on their side, as in ripgrep."""
-    write_tree(workdir / "ctxzero", {"n.txt": NUMBERS})
-    text = await grep(
-        client,
-        pattern="^line 5$",
-        path="ctxzero",
-        output_mode="content",
-        context=2,
-        context_after=0,
-    )
-    assert text == "n.txt-3-line 3\nn.txt-4-line 4\nn.txt:5:line 5"
+    """-B/-A given explicitly, 0 included, override -C on their side, as in ripgrep."""
+    write_tree(workdir / "ctx", {"n.txt": NUMBERS})
     result = await compat.call_tool(
         "grep",
-        {"pattern": "^line 5$", "path": "ctxzero", "output_mode": "content", "-C": 1, "-B": 0},
+        {"pattern": "^line 5$", "path": "ctx", "output_mode": "content", "-C": 1, "-B": 0},
         raise_on_error=False,
     )
     assert ok_text(result) == "n.txt:5:line 5\nn.txt-6-line 6"
 
 
-async def test_context_ignored_in_other_modes(client: Client[Any], workdir: Path) -> None:
-    write_tree(workdir / "ctxother", {"n.txt": NUMBERS})
-    assert await grep(client, pattern="line 5$", path="ctxother", context=3) == "n.txt"
-    counted = await grep(client, pattern="line 5$", path="ctxother", context=3, output_mode="count")
-    assert counted == "n.txt:1"
+@pytest.mark.parametrize(
+    ("mode", "expected"), [("files_with_matches", "n.txt"), ("count", "n.txt:1")]
+)
+async def test_context_ignored_in_other_modes(
+    client: Client[Any], workdir: Path, mode: str, expected: str
+) -> None:
+    write_tree(workdir / "ctx", {"n.txt": NUMBERS})
+    assert (
+        await grep(client, pattern="line 5$", path="ctx", context=3, output_mode=mode) == expected
+    )
 
 
 # --- pagination --------------------------------------------------------------------
 
+#: (arguments, the output) on five files of two "hit" lines, f5.txt the newest.
+PAGES: list[tuple[dict[str, Any], str]] = [
+    ({"head_limit": 2, "offset": 1}, "f4.txt\nf3.txt"),
+    ({"output_mode": "count", "head_limit": 2}, "f1.txt:2\nf2.txt:2"),
+    (
+        {"output_mode": "content", "head_limit": 3, "offset": 2},
+        "f2.txt:1:hit\nf2.txt:2:hit\nf3.txt:1:hit",
+    ),
+    ({"offset": 50}, ""),
+    ({"output_mode": "count", "head_limit": 0}, "f1.txt:2\nf2.txt:2\nf3.txt:2\nf4.txt:2\nf5.txt:2"),
+]
 
-async def test_head_limit_and_offset_in_each_mode(client: Client[Any], workdir: Path) -> None:
+
+@pytest.mark.parametrize(("arguments", "expected"), PAGES)
+async def test_head_limit_and_offset_in_each_mode(
+    client: Client[Any], workdir: Path, arguments: dict[str, Any], expected: str
+) -> None:
     root = write_tree(workdir / "pages", {f"f{n}.txt": "hit\nhit\n" for n in range(1, 6)})
     set_mtimes(root, [f"f{n}.txt" for n in range(1, 6)])  # f5 newest
-    files = await grep(client, pattern="hit", path="pages", head_limit=2, offset=1)
-    assert files == "f4.txt\nf3.txt"
-    counts = await grep(client, pattern="hit", path="pages", output_mode="count", head_limit=2)
-    assert counts == "f1.txt:2\nf2.txt:2"
-    lines = await grep(
-        client, pattern="hit", path="pages", output_mode="content", head_limit=3, offset=2
-    )
-    assert lines == "f2.txt:1:hit\nf2.txt:2:hit\nf3.txt:1:hit"
-    assert await grep(client, pattern="hit", path="pages", offset=50) == ""
-    unlimited = await grep(client, pattern="hit", path="pages", output_mode="count", head_limit=0)
-    assert len(unlimited.splitlines()) == 5
-
-
-async def test_pagination_counts_context_and_separator_lines(
-    client: Client[Any], workdir: Path
-) -> None:
-    write_tree(workdir / "pagectx", {"n.txt": NUMBERS})
-    text = await grep(
-        client,
-        pattern="^line (3|9)$",
-        path="pagectx",
-        output_mode="content",
-        context=1,
-        offset=2,
-        head_limit=3,
-    )
-    assert text == "n.txt-4-line 4\n--\nn.txt-8-line 8"
-
-
-def test_head_limit_stops_reading_files_early() -> None:
-    # The engine pulls files from the walk lazily; with enough output it stops pulling.
-    pulled: list[str] = []
-
-    def files() -> Any:
-        for n in range(100):
-            pulled.append(f"f{n}")
-            yield f"f{n}", __file__  # this test file mentions "import" on several lines
-
-    for mode in ("content", "count"):
-        pulled.clear()
-        query = search_query("import", mode, head_limit=2)
-        lines = engine.search_files(files(), query).lines
-        assert len(lines) >= 2
-        assert len(pulled) <= 2, mode
+    assert await grep(client, pattern="hit", path="pages", **arguments) == expected
 
 
 # --- the output cap ------------------------------------------------------------------
@@ -338,7 +306,10 @@ async def test_a_line_longer_than_the_cap_is_cut(tmp_path: Path) -> None:
         assert text_of(rest) == "a.txt:short y"
 
 
-async def test_a_file_longer_than_its_first_read_is_searched_whole(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["lf.txt", "crlf.txt"])
+async def test_a_file_longer_than_its_first_read_is_searched_whole(
+    tmp_path: Path, name: str
+) -> None:
     """A text file is searched from its first byte to its last, whatever its size up to
     --max-file-size: match lines before, across and after the first few kilobytes read
     (a line straddles byte 4096 here), with LF or CRLF line ends."""
@@ -350,155 +321,178 @@ async def test_a_file_longer_than_its_first_read_is_searched_whole(tmp_path: Pat
     )
     expected = [(n + 1, line) for n, line in enumerate(lines) if line.startswith("hit")]
     async with app_client(workdir=tmp_path) as big:
-        for name in ("lf.txt", "crlf.txt"):
-            for pattern in ("hit", "^hit.*$"):  # the second one sees line ends
-                arguments = {"pattern": pattern, "path": name, "output_mode": "content"}
-                content = text_of(await big.call_tool("grep", arguments))
-                assert content == "\n".join(f"{name}:{n}:{line}" for n, line in expected)
-            count = {"pattern": "hit", "path": name, "output_mode": "count"}
-            assert text_of(await big.call_tool("grep", count)) == f"{name}:{len(expected)}"
-
-
-def test_content_output_stops_growing_past_the_cap(tmp_path: Path) -> None:
-    # A file of matching lines renders only what a page can show, and the search
-    # pulls no more files once the output is over the limit.
-    big = tmp_path / "big.txt"
-    big.write_text("match me\n" * 200_000)
-    pulled: list[int] = []
-
-    def files() -> Any:
-        for n in range(50):
-            pulled.append(n)
-            yield f"f{n}", str(big)
-
-    task = matching.FileTask("match", False, False, "content", max_size=1 << 24, max_chars=CAP)
-    rendered = matching.search_file(task, task.matcher(), "big.txt", str(big))
-    assert isinstance(rendered, matching.Rendered)
-    assert rendered.cut
-    assert sum(len(line) + 1 for line in rendered.lines) <= CAP + 100
-    query = engine.Query(
-        task=task,
-        matcher=task.matcher(),
-        include=None,
-        include_has_slash=False,
-        file_type=None,
-        head_limit=0,
-        offset=0,
-    )
-    output = engine.search_files(files(), query, parallel=False)
-    assert output.total is None
-    assert pulled == [0]
-
-
-def test_lines_before_the_offset_are_counted_not_kept(tmp_path: Path) -> None:
-    # However far a page starts, the search holds only that page's lines.
-    text = tmp_path / "t.txt"
-    text.write_text("hit\n" * 1000)
-    query = search_query("hit", "content", head_limit=2)
-    query = engine.Query(**{**query.__dict__, "offset": 2500})
-    output = engine.search_files(((f"f{n}", str(text)) for n in range(3)), query, parallel=False)
-    assert output.lines[:2] == ["f2:501:hit", "f2:502:hit"]  # the rest of f2 at most
-    assert len(output.lines) == 500
-    assert output.total is None  # stopped at the end of the page
-    whole = engine.Query(**{**query.__dict__, "head_limit": 0})
-    output = engine.search_files(((f"f{n}", str(text)) for n in range(3)), whole, parallel=False)
-    assert len(output.lines) == 500
-    assert output.total == 3000
+        for pattern in ("hit", "^hit.*$"):  # the second one sees line ends
+            arguments = {"pattern": pattern, "path": name, "output_mode": "content"}
+            content = text_of(await big.call_tool("grep", arguments))
+            assert content == "\n".join(f"{name}:{n}:{line}" for n, line in expected)
+        count = {"pattern": "hit", "path": name, "output_mode": "count"}
+        assert text_of(await big.call_tool("grep", count)) == f"{name}:{len(expected)}"
 
 
 # --- the pattern -------------------------------------------------------------------
 
+#: (pattern, output mode, the output) in RE2's dialect, on "id 42", "ID 7", "name: x".
+DIALECT = [
+    (r"\d+$", "count", "a.txt:2"),
+    (r"(?P<key>\w+): x", "content", "a.txt:3:name: x"),
+    (r"\Qname:\E", "count", "a.txt:1"),
+]
 
-async def test_re2_dialect(client: Client[Any], workdir: Path) -> None:
+
+@pytest.mark.parametrize(("pattern", "mode", "expected"), DIALECT)
+async def test_re2_dialect(
+    client: Client[Any], workdir: Path, pattern: str, mode: str, expected: str
+) -> None:
     write_tree(workdir / "dialect", {"a.txt": "id 42\nID 7\nname: x\n"})
-    numbers = await grep(client, pattern=r"\d+$", path="dialect", output_mode="count")
-    assert numbers == "a.txt:2"
-    named = await grep(client, pattern=r"(?P<key>\w+): x", path="dialect", output_mode="content")
-    assert named == "a.txt:3:name: x"
-    quoted = await grep(client, pattern=r"\Qname:\E", path="dialect", output_mode="count")
-    assert quoted == "a.txt:1"
+    assert await grep(client, pattern=pattern, path="dialect", output_mode=mode) == expected
 
 
-async def test_invalid_patterns(client: Client[Any], workdir: Path) -> None:
+#: (arguments, the error): backreferences and lookaround are not RE2 (nor Go): refused,
+#: not slow.
+INVALID_PATTERNS: list[tuple[dict[str, Any], str]] = [
+    (
+        {"pattern": "(", "path": "invalid"},
+        '[GREP_INVALID_PATTERN] invalid regular expression "(": missing ): (',
+    ),
+    (
+        {"pattern": r"(a)\1", "path": "invalid"},
+        '[GREP_INVALID_PATTERN] invalid regular expression "(a)\\1": invalid escape sequence: \\1',
+    ),
+    (
+        {"pattern": "a(?=b)", "path": "invalid"},
+        '[GREP_INVALID_PATTERN] invalid regular expression "a(?=b)": invalid perl operator: (?=',
+    ),
+    ({"pattern": ""}, "[INVALID_INPUT] pattern: must not be empty"),
+]
+
+
+@pytest.mark.parametrize(("arguments", "expected"), INVALID_PATTERNS)
+async def test_invalid_patterns(
+    client: Client[Any], workdir: Path, arguments: dict[str, Any], expected: str
+) -> None:
     write_tree(workdir / "invalid", {"a.txt": "x\n"})
-    assert await grep_error(client, pattern="(", path="invalid") == (
-        '[GREP_INVALID_PATTERN] invalid regular expression "(": missing ): ('
-    )
-    # Backreferences and lookaround are not RE2 (nor Go): refused, not slow.
-    assert await grep_error(client, pattern=r"(a)\1", path="invalid") == (
-        '[GREP_INVALID_PATTERN] invalid regular expression "(a)\\1": invalid escape sequence: \\1'
-    )
-    lookahead = await grep_error(client, pattern="a(?=b)", path="invalid")
-    assert lookahead.startswith('[GREP_INVALID_PATTERN] invalid regular expression "a(?=b)": ')
-    assert await grep_error(client, pattern="") == "[INVALID_INPUT] pattern: must not be empty"
+    assert await grep_error(client, **arguments) == expected
 
 
-async def test_case_insensitive(client: Client[Any], workdir: Path) -> None:
+@pytest.mark.parametrize(("case_insensitive", "expected"), [(False, "a.txt:1"), (True, "a.txt:3")])
+async def test_case_insensitive(
+    client: Client[Any], workdir: Path, case_insensitive: bool, expected: str
+) -> None:
     write_tree(workdir / "case", {"a.txt": "Hello\nhello\nHELLO\nbye\n"})
-    assert await grep(client, pattern="hello", path="case", output_mode="count") == "a.txt:1"
-    insensitive = await grep(
-        client, pattern="hello", path="case", output_mode="count", case_insensitive=True
+    counted = await grep(
+        client,
+        pattern="hello",
+        path="case",
+        output_mode="count",
+        case_insensitive=case_insensitive,
     )
-    assert insensitive == "a.txt:3"
+    assert counted == expected
 
 
+#: (pattern, output mode, the output) on "alpha⏎beta⏎" (a.txt) and "alpha beta⏎" (b.txt):
+#: \s and [^x] would cross the newline in a whole-buffer search; per line they cannot.
+ONE_LINE = [
+    (r"alpha\sbeta", "files_with_matches", "b.txt"),
+    ("alpha[^x]beta", "files_with_matches", "b.txt"),
+    ("^beta$", "content", "a.txt:2:beta"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "mode", "expected"), ONE_LINE)
 async def test_matches_never_span_lines_without_multiline(
-    client: Client[Any], workdir: Path
+    client: Client[Any], workdir: Path, pattern: str, mode: str, expected: str
 ) -> None:
     write_tree(workdir / "oneline", {"a.txt": "alpha\nbeta\n", "b.txt": "alpha beta\n"})
-    # \s and [^x] would cross the newline in a whole-buffer search; per-line they cannot.
-    assert await grep(client, pattern=r"alpha\sbeta", path="oneline") == "b.txt"
-    assert await grep(client, pattern="alpha[^x]beta", path="oneline") == "b.txt"
-    anchored = await grep(client, pattern="^beta$", path="oneline", output_mode="content")
-    assert anchored == "a.txt:2:beta"
+    assert await grep(client, pattern=pattern, path="oneline", output_mode=mode) == expected
 
 
-async def test_multiline_spans_lines(client: Client[Any], workdir: Path) -> None:
+#: (arguments, the output) of r"struct Point \{.*?y: i32" on a four-line struct.
+MULTILINE: list[tuple[dict[str, Any], str]] = [
+    ({}, ""),
+    ({"multiline": True, "output_mode": "count"}, "p.rs:3"),
+    (
+        {"multiline": True, "output_mode": "content", "context": 1},
+        "p.rs:1:struct Point {\np.rs:2:    x: i32,\np.rs:3:    y: i32,\np.rs-4-}",
+    ),
+]
+
+
+@pytest.mark.parametrize(("arguments", "expected"), MULTILINE)
+async def test_multiline_spans_lines(
+    client: Client[Any], workdir: Path, arguments: dict[str, Any], expected: str
+) -> None:
     source = "struct Point {\n    x: i32,\n    y: i32,\n}\nfn main() {}\n"
     write_tree(workdir / "multi", {"p.rs": source})
-    pattern = r"struct Point \{.*?y: i32"
-    assert await grep(client, pattern=pattern, path="multi") == ""
-    count = await grep(client, pattern=pattern, path="multi", multiline=True, output_mode="count")
-    assert count == "p.rs:3"
-    content = await grep(
-        client, pattern=pattern, path="multi", multiline=True, output_mode="content", context=1
-    )
-    assert content == "p.rs:1:struct Point {\np.rs:2:    x: i32,\np.rs:3:    y: i32,\np.rs-4-}"
+    text = await grep(client, pattern=r"struct Point \{.*?y: i32", path="multi", **arguments)
+    assert text == expected
 
 
-async def test_multiline_anchors_match_at_every_line(client: Client[Any], workdir: Path) -> None:
-    """With multiline the pattern runs as (?ms): "." crosses lines while "^" and "$"
-    still match at the start and end of every line, as ripgrep -U --multiline-dotall."""
+#: (pattern, the content output) on "a⏎foo⏎bar⏎": with multiline the pattern runs as
+#: (?ms): "." crosses lines while "^" and "$" still match at the start and end of every
+#: line, as ripgrep -U --multiline-dotall; \A and \z stay the ends of the file.
+MULTILINE_ANCHORS = [
+    ("^foo", "a.txt:2:foo"),
+    ("foo$.^bar", "a.txt:2:foo\na.txt:3:bar"),
+    (r"\Afoo", ""),
+    (r"\Aa.foo", "a.txt:1:a\na.txt:2:foo"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "expected"), MULTILINE_ANCHORS)
+async def test_multiline_anchors_match_at_every_line(
+    client: Client[Any], workdir: Path, pattern: str, expected: str
+) -> None:
     write_tree(workdir / "mlanchors", {"a.txt": "a\nfoo\nbar\n"})
-
-    async def multiline(pattern: str) -> str:
-        return await grep(
-            client, pattern=pattern, path="mlanchors", multiline=True, output_mode="content"
-        )
-
-    assert await multiline("^foo") == "a.txt:2:foo"
-    assert await multiline("foo$.^bar") == "a.txt:2:foo\na.txt:3:bar"
-    assert await multiline(r"\Afoo") == ""  # \A and \z stay the ends of the file
-    assert await multiline(r"\Aa.foo") == "a.txt:1:a\na.txt:2:foo"
+    text = await grep(
+        client, pattern=pattern, path="mlanchors", multiline=True, output_mode="content"
+    )
+    assert text == expected
 
 
-async def test_a_literal_newline_needs_multiline(client: Client[Any], workdir: Path) -> None:
-    r"""Without multiline, lines are matched one at a time, so a newline written as a
-    literal character (typed, escaped, or a class of nothing else) can never match:
-    such a pattern is refused with a hint, as ripgrep refuses it. What may match a
-    newline among other characters (\s, [^x], (?s).) simply never matches one."""
+#: Without multiline, lines are matched one at a time, so a newline written as a literal
+#: character (typed, escaped, or a class of nothing else) can never match: such a
+#: pattern is refused with a hint, as ripgrep refuses it.
+LITERAL_NEWLINES = [
+    "a\\nb",
+    "a\\x0Ab",
+    "a\\x{a}b",
+    "a\\012b",
+    "a[\\n]b",
+    "a\nb",
+    "\\Q\n\\E",
+    "x|\\n",
+]
+
+#: What may match a newline among other characters (\s, [^x], (?s).) simply never
+#: matches one.
+NEWLINE_AMONG_OTHERS = ["a\\sb", "a[^x]b", "(?s)a.b", "a[\\n ]b", "a[[:space:]]b", "a\\x0b?\\x20b"]
+
+
+@pytest.mark.parametrize("pattern", LITERAL_NEWLINES)
+async def test_a_literal_newline_needs_multiline(
+    client: Client[Any], workdir: Path, pattern: str
+) -> None:
     write_tree(workdir / "newline", {"a.txt": "a\nb\na b\n"})
-    refused = ("a\\nb", "a\\x0Ab", "a\\x{a}b", "a\\012b", "a[\\n]b", "a\nb", "\\Q\n\\E", "x|\\n")
-    for pattern in refused:
-        assert await grep_error(client, pattern=pattern, path="newline") == (
-            f'[GREP_INVALID_PATTERN] invalid regular expression "{pattern}": it contains a '
-            "literal newline, which never matches because lines are searched one at a time; "
-            "set multiline: true to let matches span lines"
-        )
-    accepted = ("a\\sb", "a[^x]b", "(?s)a.b", "a[\\n ]b", "a[[:space:]]b", "a\\x0b?\\x20b")
-    for pattern in accepted:
-        text = await grep(client, pattern=pattern, path="newline", output_mode="content")
-        assert text == "a.txt:3:a b", pattern
+    assert await grep_error(client, pattern=pattern, path="newline") == (
+        f'[GREP_INVALID_PATTERN] invalid regular expression "{pattern}": it contains a '
+        "literal newline, which never matches because lines are searched one at a time; "
+        "set multiline: true to let matches span lines"
+    )
+
+
+@pytest.mark.parametrize("pattern", NEWLINE_AMONG_OTHERS)
+async def test_a_pattern_that_may_match_a_newline_is_run(
+    client: Client[Any], workdir: Path, pattern: str
+) -> None:
+    write_tree(workdir / "newline", {"a.txt": "a\nb\na b\n"})
+    text = await grep(client, pattern=pattern, path="newline", output_mode="content")
+    assert text == "a.txt:3:a b"
+
+
+async def test_a_literal_newline_spans_lines_in_multiline_mode(
+    client: Client[Any], workdir: Path
+) -> None:
+    write_tree(workdir / "newline", {"a.txt": "a\nb\na b\n"})
     spans = await grep(
         client, pattern="a\\nb", path="newline", multiline=True, output_mode="content"
     )
@@ -517,388 +511,6 @@ async def test_text_anchors_apply_per_line(client: Client[Any], workdir: Path) -
     assert text == "a.txt:2:two"
 
 
-# --- choosing files ----------------------------------------------------------------
-
-
-async def test_include_matches_relative_path_then_basename(
-    client: Client[Any], workdir: Path
-) -> None:
-    write_tree(
-        workdir / "include",
-        {"src/a/x.py": "hit\n", "src/b.py": "hit\n", "tests/c.py": "hit\n", "d.ts": "hit\n"},
-    )
-    by_name = await grep(client, pattern="hit", path="include", include="*.py", output_mode="count")
-    assert by_name == "src/a/x.py:1\nsrc/b.py:1\ntests/c.py:1"
-    by_path = await grep(
-        client, pattern="hit", path="include", include="src/**/*.py", output_mode="count"
-    )
-    assert by_path == "src/a/x.py:1\nsrc/b.py:1"
-    braces = await grep(
-        client, pattern="hit", path="include", include="*.{ts,tsx}", output_mode="count"
-    )
-    assert braces == "d.ts:1"
-    bad = await grep_error(client, pattern="hit", path="include", include="[oops")
-    assert bad == "[INVALID_INPUT] include: unclosed '[' at position 0 in \"[oops\""
-
-
-async def test_include_escapes_and_literal_braces(client: Client[Any], workdir: Path) -> None:
-    """In an include glob ``\\`` escapes the next character, and a ``}`` or ``,`` outside
-    braces is an ordinary character (README, "Glob patterns")."""
-    write_tree(
-        workdir / "literal_include",
-        {"{c}.txt": "hit\n", "c.txt": "hit\n", "a}b.txt": "hit\n", "x,y.txt": "hit\n"},
-    )
-    assert await grep(client, pattern="hit", path="literal_include", include="\\{c}*") == (
-        "{c}.txt"
-    )
-    assert await grep(client, pattern="hit", path="literal_include", include="a}b*") == "a}b.txt"
-    assert await grep(client, pattern="hit", path="literal_include", include="x,y*") == "x,y.txt"
-    assert await grep(client, pattern="hit", path="literal_include", include="{a},*") == ""
-    unclosed = await grep_error(client, pattern="hit", path="literal_include", include="{c,d")
-    assert unclosed == "[INVALID_INPUT] include: unclosed '{' in \"{c,d\""
-
-
-async def test_type_filter_aliases_and_errors(client: Client[Any], workdir: Path) -> None:
-    write_tree(
-        workdir / "types",
-        {"a.py": "hit\n", "b.pyi": "hit\n", "c.ts": "hit\n", "d.md": "hit\n", "e.txt": "hit\n"},
-    )
-    py = await grep(client, pattern="hit", path="types", type="py", output_mode="count")
-    assert py == "a.py:1\nb.pyi:1"
-    assert await grep(client, pattern="hit", path="types", type="python", output_mode="count") == py
-    ts = await grep(client, pattern="hit", path="types", type="typescript", output_mode="count")
-    assert ts == "c.ts:1"
-    md = await grep(client, pattern="hit", path="types", type="md", output_mode="count")
-    assert md == "d.md:1"
-    assert await grep_error(client, pattern="hit", path="types", type="cobol") == (
-        '[INVALID_INPUT] unknown type "cobol"; valid types: c, cpp, css, go, html, java, js, '
-        "json, markdown, py, rust, ts, yaml; aliases: python (py), typescript (ts), md (markdown)"
-    )
-
-
-async def test_type_and_include_must_both_pass(client: Client[Any], workdir: Path) -> None:
-    write_tree(workdir / "both", {"src/a.py": "hit\n", "src/b.ts": "hit\n", "c.py": "hit\n"})
-    text = await grep(client, pattern="hit", path="both", type="py", include="src/**")
-    assert text == "src/a.py"
-    by_name = await grep(
-        client, pattern="hit", path="both", type="py", include="[ab].*", output_mode="count"
-    )
-    assert by_name == "src/a.py:1"
-
-
-async def test_skips_binary_large_ignored_and_denied_files(
-    client: Client[Any], workdir: Path
-) -> None:
-    write_tree(
-        workdir / "skips",
-        {
-            ".gitignore": "*.log\n",
-            "app.log": "hit\n",
-            "image.png": b"\x89PNG\r\n\x1a\n\x00\x00hit\n",
-            "big.txt": "hit\n" + "x" * 5000,  # over --max-file-size 4KB
-            "secrets/key.txt": "hit\n",
-            "node_modules/m.js": "hit\n",
-            ".git/HEAD": "hit\n",
-            "late_nul.txt": "hit\n" + "y" * 600 + "\x00",  # a NUL anywhere: binary
-            "later_nul.txt": "hit\n" + "y" * 5000 + "\x00",  # also past the first read
-            "ok.txt": "hit\n",
-        },
-    )
-    assert await grep(client, pattern="hit", path="skips", output_mode="count") == "ok.txt:1"
-
-
-async def test_types_are_ripgrep_globs_on_names(client: Client[Any], workdir: Path) -> None:
-    """A type stands for ripgrep 14.1's globs, matched case-sensitively against the
-    file name: js includes .vue, c includes .H, json includes composer.lock."""
-    names = ["a.vue", "b.js", "c.H", "d.h", "e.C", "f.c.in", "composer.lock", "g.json"]
-    write_tree(workdir / "rgtypes", {**{name: "hit\n" for name in names}, "h.JSON": "hit\n"})
-
-    async def of_type(name: str, **more: Any) -> str:
-        return await grep(client, pattern="hit", path="rgtypes", type=name, **more)
-
-    assert await of_type("js") == "a.vue\nb.js"
-    assert await of_type("c") == "c.H\nd.h\nf.c.in"
-    assert await of_type("cpp") == "c.H\nd.h\ne.C"
-    assert await of_type("json") == "composer.lock\ng.json"
-    assert await of_type("json", include="*.lock") == "composer.lock"
-
-
-async def test_byte_order_marks_and_utf16(client: Client[Any], workdir: Path) -> None:
-    """As in ripgrep, a UTF-8 byte order mark is not part of the first line, and a
-    file that starts with a UTF-16 (LE or BE) one is searched as the text it
-    encodes, its lines shown decoded. A NUL in the decoded text is still binary."""
-    write_tree(
-        workdir / "boms",
-        {
-            "utf8.txt": b"\xef\xbb\xbffoo\nbar\n",
-            "le.txt": b"\xff\xfe" + "foo\nbar \u00e9t\u00e9\r\n".encode("utf-16-le"),
-            "be.txt": b"\xfe\xff" + "x\nfoo bar\n".encode("utf-16-be"),
-            "nobom.txt": "foo\n".encode("utf-16-le"),  # NUL bytes and no BOM: binary
-            "nul.txt": b"\xff\xfe" + "foo\x00\n".encode("utf-16-le"),
-            "odd.txt": b"\xff\xfe" + "foo\n".encode("utf-16-le") + b"x",  # odd length
-        },
-    )
-    text = await grep(client, pattern="^foo|bar|\ufffd", path="boms", output_mode="content")
-    assert text == (
-        "be.txt:2:foo bar\n"
-        "le.txt:1:foo\n"
-        "le.txt:2:bar \u00e9t\u00e9\n"
-        "odd.txt:1:foo\n"
-        "odd.txt:2:\ufffd\n"
-        "utf8.txt:1:foo\n"
-        "utf8.txt:2:bar"
-    )
-    single = await grep(client, pattern="^foo$", path="boms/utf8.txt", output_mode="count")
-    assert single == "boms/utf8.txt:1"
-
-
-def read_fifo(path: Path) -> bytes:
-    """What a writer sends through the FIFO at ``path``; never waits for one that is gone."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        select.select([fd], [], [], 10)
-        return os.read(fd, 100)
-    finally:
-        os.close(fd)
-
-
-async def test_fifos_sockets_and_devices_are_never_opened(
-    client: Client[Any], workdir: Path
-) -> None:
-    """Only regular files are searched: a FIFO, a socket or a device in the tree is
-    skipped without being opened, so grep neither waits on a FIFO nor takes the
-    data of a writer waiting on it."""
-    root = write_tree(workdir / "fifos", {"a.txt": "hit\n"})
-    os.mkfifo(root / "pipe.txt")
-    (root / "zero.txt").symlink_to("/dev/zero")
-    with socket.socket(socket.AF_UNIX) as listener:
-        listener.bind(str(root / "sock.txt"))
-        with anyio.fail_after(10):  # a hang, not a speed bound
-            counted = await grep(client, pattern="hit", path="fifos", output_mode="count")
-        assert counted == "a.txt:1"
-    writer = await anyio.open_process(["sh", "-c", "printf 'hit\\n' > pipe.txt"], cwd=root)
-    try:
-        wchan = Path(f"/proc/{writer.pid}/wchan")
-        deadline = time.monotonic() + 10
-        while wchan.read_text() != "wait_for_partner":  # blocked opening the FIFO
-            assert time.monotonic() < deadline, "the writer never reached the FIFO"
-            await anyio.sleep(0.01)
-        with anyio.fail_after(10):
-            assert await grep(client, pattern="hit", path="fifos") == "a.txt"
-        assert writer.returncode is None  # still waiting for a reader
-        assert await anyio.to_thread.run_sync(read_fifo, root / "pipe.txt") == b"hit\n"
-        with anyio.fail_after(10):
-            await writer.wait()
-    finally:
-        if writer.returncode is None:
-            writer.kill()
-            await writer.wait()
-
-
-async def test_gitignore_negation_in_nested_files(client: Client[Any], workdir: Path) -> None:
-    write_tree(
-        workdir / "nested",
-        {
-            ".gitignore": "*.gen\nout/\n",
-            "a.gen": "hit\n",
-            "pkg/.gitignore": "!keep.gen\n",
-            "pkg/keep.gen": "hit\n",
-            "pkg/drop.gen": "hit\n",
-            "pkg/out/x.txt": "hit\n",
-            "pkg/src.txt": "hit\n",
-        },
-    )
-    text = await grep(client, pattern="hit", path="nested", output_mode="count")
-    assert text == "pkg/keep.gen:1\npkg/src.txt:1"
-
-
-async def test_search_inside_an_ignored_directory_keeps_the_other_rules(
-    client: Client[Any], workdir: Path
-) -> None:
-    """Naming an ignored directory searches it; every other rule still applies in it."""
-    write_tree(
-        workdir / "inignored",
-        {
-            ".git/HEAD": "",
-            ".gitignore": "build/\n*.log\n",
-            "build/x.log": "foo\n",
-            "build/y.txt": "foo\n",
-        },
-    )
-    assert await grep(client, pattern="foo", path="inignored/build") == "y.txt"
-    assert await grep(client, pattern="foo", path="inignored") == ""
-
-
-async def test_a_nested_repository_has_its_own_rules(client: Client[Any], workdir: Path) -> None:
-    """A directory holding .git starts a new repository: the outer .gitignore files
-    do not apply inside it, from the top or from inside."""
-    write_tree(
-        workdir / "nestedrepo",
-        {
-            ".git/HEAD": "",
-            ".gitignore": "*.log\n",
-            "a.log": "foo\n",
-            "sub/.git/HEAD": "",
-            "sub/x.log": "foo\n",
-        },
-    )
-    assert await grep(client, pattern="foo", path="nestedrepo") == "sub/x.log"
-    assert await grep(client, pattern="foo", path="nestedrepo/sub") == "x.log"
-
-
-async def test_ignore_and_rgignore_files_rank_above_gitignore(
-    client: Client[Any], workdir: Path
-) -> None:
-    """.ignore and .rgignore are read as ripgrep reads them, outside a repository too:
-    a path's verdict comes from .rgignore, else .ignore, else .gitignore, whichever
-    directories the files are in; inside one kind, the deepest file decides."""
-    write_tree(
-        workdir / "dotignore",
-        {
-            ".gitignore": "*.gen\n",
-            ".ignore": "!keep.gen\n*.tmp\n",
-            ".rgignore": "!keep.tmp\n",
-            "a.gen": "hit\n",
-            "keep.gen": "hit\n",
-            "a.tmp": "hit\n",
-            "keep.tmp": "hit\n",
-            # A deeper .gitignore cannot re-include what the top .ignore ignores, nor
-            # ignore what it re-includes; a deeper .ignore can.
-            "pkg/.gitignore": "!*.tmp\nsrc.txt\nkeep.gen\n",
-            "pkg/.ignore": "!src.txt\n",
-            "pkg/.rgignore": "other.txt\n",
-            "pkg/x.tmp": "hit\n",
-            "pkg/keep.gen": "hit\n",
-            "pkg/src.txt": "hit\n",
-            "pkg/other.txt": "hit\n",
-        },
-    )
-    expected = "keep.gen:1\nkeep.tmp:1\npkg/keep.gen:1\npkg/src.txt:1"
-    assert await grep(client, pattern="hit", path="dotignore", output_mode="count") == expected
-    # From below, the .ignore and .rgignore files above apply too.
-    assert await grep(client, pattern="hit", path="dotignore/pkg", output_mode="count") == (
-        "keep.gen:1\nsrc.txt:1"
-    )
-    # A file named as the path is searched whatever the ignore files say.
-    assert await grep(client, pattern="hit", path="dotignore/pkg/other.txt") == (
-        "dotignore/pkg/other.txt"
-    )
-
-
-async def test_ignore_files_above_and_across_repositories(
-    client: Client[Any], workdir: Path
-) -> None:
-    """The .ignore files of the searched directory's ancestors apply, in a repository
-    or not, and reach into a nested repository, where the .gitignore files above it
-    do not reach; an ancestor's .gitignore applies only inside a repository."""
-    write_tree(
-        workdir / "ignoreabove",
-        {
-            ".gitignore": "*.log\n",
-            ".ignore": "*.tmp\n",
-            "d/a.log": "hit\n",
-            "d/a.tmp": "hit\n",
-            "d/a.txt": "hit\n",
-            "repo/.git/HEAD": "",
-            "repo/.gitignore": "*.txt\n",
-            "repo/sub/.git/HEAD": "",
-            "repo/sub/b.log": "hit\n",
-            "repo/sub/b.tmp": "hit\n",
-            "repo/sub/b.txt": "hit\n",
-        },
-    )
-
-    async def count(path: str) -> str:
-        return await grep(client, pattern="hit", path=path, output_mode="count")
-
-    # The top .gitignore applies in its tree, but not inside a repository below it.
-    assert await count("ignoreabove") == "d/a.txt:1\nrepo/sub/b.log:1\nrepo/sub/b.txt:1"
-    assert await count("ignoreabove/d") == "a.log:1\na.txt:1"
-    assert await count("ignoreabove/repo") == "sub/b.log:1\nsub/b.txt:1"
-    assert await count("ignoreabove/repo/sub") == "b.log:1\nb.txt:1"
-
-
-async def test_a_repositorys_exclude_file(client: Client[Any], workdir: Path) -> None:
-    """A repository's info/exclude applies below a .gitignore (whose "!" rules
-    re-include what it ignores), from any directory of the repository, and in a
-    linked worktree (a .git file naming a directory whose commondir leads to it)."""
-    write_tree(
-        workdir / "exclude",
-        {
-            "repo/.git/HEAD": "",
-            "repo/.git/info/exclude": "*.log\n",
-            "repo/.gitignore": "!keep.log\n",
-            "repo/a.log": "hit\n",
-            "repo/keep.log": "hit\n",
-            "repo/d/b.log": "hit\n",
-            "repo/d/c.txt": "hit\n",
-            "repo/.git/worktrees/wt/commondir": "../..\n",
-            "wt/.git": "gitdir: ../repo/.git/worktrees/wt\n",
-            "wt/a.log": "hit\n",
-            "wt/a.txt": "hit\n",
-        },
-    )
-
-    async def count(path: str) -> str:
-        return await grep(client, pattern="hit", path=path, output_mode="count")
-
-    assert await count("exclude/repo") == "d/c.txt:1\nkeep.log:1"
-    assert await count("exclude/repo/d") == "c.txt:1"
-    assert await count("exclude/wt") == "a.txt:1"
-
-
-async def test_a_name_that_is_not_utf8_is_shown_with_a_replacement_character(
-    client: Client[Any], workdir: Path
-) -> None:
-    """Every output line is text: bytes of a file name that are not UTF-8 are shown
-    as U+FFFD in every mode (content lines too), and the server goes on serving."""
-    root = write_tree(workdir / "badname", {})
-    (root / os.fsdecode(b"caf\xe9.txt")).write_text("hit\n")
-    for mode, expected in (
-        ("files_with_matches", "caf\ufffd.txt"),
-        ("count", "caf\ufffd.txt:1"),
-        ("content", "caf\ufffd.txt:1:hit"),
-    ):
-        assert await grep(client, pattern="hit", path="badname", output_mode=mode) == expected
-    assert await grep(client, pattern="hit", path="badname", context=1, output_mode="content") == (
-        "caf\ufffd.txt:1:hit"
-    )
-
-
-async def test_a_message_naming_a_path_that_is_not_utf8_is_text(
-    client: Client[Any], workdir: Path
-) -> None:
-    """A path resolved through a symlink may hold bytes that are not UTF-8: the
-    messages that name it show them as U+FFFD, and the server goes on serving."""
-    root = write_tree(workdir / "badtarget", {"ok.txt": "hit\n"})
-    (root / "dangling").symlink_to(os.fsdecode(b"missing\xe9"))
-    assert await grep_error(client, pattern="hit", path="badtarget/dangling") == (
-        f"[PATH_NOT_FOUND] path does not exist: {root}/missing\ufffd"
-    )
-    assert await grep(client, pattern="hit", path="badtarget") == "ok.txt"
-
-
-async def test_symlinks_followed_and_cycles_terminate(client: Client[Any], workdir: Path) -> None:
-    write_tree(workdir / "loop_target", {"t.txt": "hit\n"})
-    root = write_tree(workdir / "loops", {"a/f.txt": "hit\n", "b/g.txt": "hit\n"})
-    (root / "a" / "back").symlink_to(root)  # a cycle
-    (root / "b" / "sideways").symlink_to(root / "a")  # a directory entered already
-    (root / "c").symlink_to(root / "b")
-    (root / "link").symlink_to(workdir / "loop_target")  # followed
-    (root / "single.txt").symlink_to(workdir / "loop_target" / "t.txt")  # a file symlink
-    text = await grep(client, pattern="hit", path="loops", output_mode="count")
-    assert text == "a/f.txt:1\nb/g.txt:1\nlink/t.txt:1\nsingle.txt:1"
-
-
-async def test_symlink_out_of_the_allowed_dirs_is_skipped(
-    client: Client[Any], workdir: Path, outside: Path
-) -> None:
-    root = write_tree(workdir / "escape", {"in.txt": "needle\n"})
-    (root / "out").symlink_to(outside)
-    (root / "leak.txt").symlink_to(outside / "leak.txt")
-    assert await grep(client, pattern="needle", path="escape") == "in.txt"
-
-
 # --- paths -------------------------------------------------------------------------
 
 
@@ -911,16 +523,29 @@ async def test_default_path_is_the_cwd_and_output_is_relative(
     assert absolute == "er/file.txt"
 
 
+#: (path, output mode, type, the output): a single file is shown by the path as given.
+SINGLE_FILE: list[tuple[str, str, str | None, str]] = [
+    ("single/one.txt", "files_with_matches", None, "single/one.txt"),
+    ("./single/one.txt", "content", None, "./single/one.txt:2:hit"),
+    ("{workdir}/single/one.txt", "count", None, "{workdir}/single/one.txt:1"),
+    ("single/one.txt", "files_with_matches", "py", ""),
+]
+
+
+@pytest.mark.parametrize(("path", "mode", "file_type", "expected"), SINGLE_FILE)
 async def test_single_file_search_shows_the_path_as_given(
-    client: Client[Any], workdir: Path
+    client: Client[Any],
+    workdir: Path,
+    path: str,
+    mode: str,
+    file_type: str | None,
+    expected: str,
 ) -> None:
     write_tree(workdir / "single", {"one.txt": "a\nhit\n"})
-    assert await grep(client, pattern="hit", path="single/one.txt") == "single/one.txt"
-    content = await grep(client, pattern="hit", path="./single/one.txt", output_mode="content")
-    assert content == "./single/one.txt:2:hit"
-    full = str(workdir / "single" / "one.txt")
-    assert await grep(client, pattern="hit", path=full, output_mode="count") == f"{full}:1"
-    assert await grep(client, pattern="hit", path="single/one.txt", type="py") == ""
+    text = await grep(
+        client, pattern="hit", path=path.format(workdir=workdir), output_mode=mode, type=file_type
+    )
+    assert text == expected.format(workdir=workdir)
 
 
 async def test_single_file_over_the_size_limit(client: Client[Any], workdir: Path) -> None:
@@ -931,16 +556,18 @@ async def test_single_file_over_the_size_limit(client: Client[Any], workdir: Pat
     )
 
 
-async def test_path_errors(client: Client[Any], workdir: Path) -> None:
-    missing = workdir / "no" / "such"
-    assert await grep_error(client, pattern="x", path="no/such") == (
-        f"[PATH_NOT_FOUND] path does not exist: {missing}"
-    )
-    outside = await grep_error(client, pattern="x", path="/")
-    assert outside.startswith("[ACCESS_DENIED] / is outside the allowed directories")
+#: (path, the error)
+PATH_ERRORS = [
+    ("no/such", "[PATH_NOT_FOUND] path does not exist: {workdir}/no/such"),
+    ("/", "[ACCESS_DENIED] / is outside the allowed directories ({workdir})"),
+    ("deny/secrets", "[ACCESS_DENIED] {workdir}/deny/secrets is denied by the pattern **/secrets"),
+]
+
+
+@pytest.mark.parametrize(("path", "expected"), PATH_ERRORS)
+async def test_path_errors(client: Client[Any], workdir: Path, path: str, expected: str) -> None:
     write_tree(workdir / "deny" / "secrets", {"a.txt": "x\n"})
-    denied = await grep_error(client, pattern="x", path="deny/secrets")
-    assert denied == (f"[ACCESS_DENIED] {workdir}/deny/secrets is denied by the pattern **/secrets")
+    assert await grep_error(client, pattern="x", path=path) == expected.format(workdir=workdir)
 
 
 async def test_cwd_outside_the_allowed_dirs_is_checked(tmp_path: Path) -> None:
@@ -972,23 +599,29 @@ async def test_a_path_through_a_symlink_loop_cannot_leave_the_allowed_dirs(
     assert error_text(result).startswith(f"[ACCESS_DENIED] {outside} is outside")
 
 
-async def test_argument_errors(client: Client[Any], workdir: Path) -> None:
-    assert await grep_error(client, pattern="x", output_mode="lines") == (
+#: (arguments, the error)
+ARGUMENT_ERRORS: list[tuple[dict[str, Any], str]] = [
+    (
+        {"output_mode": "lines"},
         '[GREP_INVALID_OUTPUT_MODE] invalid output_mode "lines"; '
-        "use one of: files_with_matches, content, count"
-    )
-    assert await grep_error(client, pattern="x", head_limit=-1) == (
-        "[INVALID_INPUT] head_limit: Input should be greater than or equal to 0"
-    )
-    assert await grep_error(client, pattern="x", context=-2) == (
-        "[INVALID_INPUT] context: Input should be greater than or equal to 0"
-    )
-    assert await grep_error(client, pattern="x", **{"-B": -1}) == (
-        "[INVALID_INPUT] -B: Input should be greater than or equal to 0"
-    )
+        "use one of: files_with_matches, content, count",
+    ),
+    ({"head_limit": -1}, "[INVALID_INPUT] head_limit: Input should be greater than or equal to 0"),
+    ({"context": -2}, "[INVALID_INPUT] context: Input should be greater than or equal to 0"),
+    ({"-B": -1}, "[INVALID_INPUT] -B: Input should be greater than or equal to 0"),
     # Invalid input is reported before the path is looked at.
-    early = await grep_error(client, pattern="(", path="no/such/dir")
-    assert early.startswith("[GREP_INVALID_PATTERN]")
+    (
+        {"pattern": "(", "path": "no/such/dir"},
+        '[GREP_INVALID_PATTERN] invalid regular expression "(": missing ): (',
+    ),
+]
+
+
+@pytest.mark.parametrize(("arguments", "expected"), ARGUMENT_ERRORS)
+async def test_argument_errors(
+    client: Client[Any], arguments: dict[str, Any], expected: str
+) -> None:
+    assert await grep_error(client, **{"pattern": "x", **arguments}) == expected
 
 
 # --- schemas and the compat names -------------------------------------------------
@@ -1029,12 +662,6 @@ async def test_default_mode_also_understands_the_compat_names(
         **{"-i": True, "-n": False, "-A": 1},
     )
     assert text == "n.txt:line 3\nn.txt-line 4"
-
-
-@pytest.fixture(scope="module")
-async def compat(workdir: Path) -> AsyncIterator[Client[Any]]:
-    async with app_client("--anthropic-compat", workdir=workdir) as connected:
-        yield connected
 
 
 async def test_compat_schema_shows_only_the_compat_names(compat: Client[Any]) -> None:
@@ -1094,13 +721,6 @@ async def test_compat_names_behave_like_the_default_names(
         "n.txt-line 4\nn.txt:line 5\nn.txt-line 6\nn.txt-line 7\n--\n"
         "n.txt-line 14\nn.txt:line 15\nn.txt-line 16\nn.txt-line 17"
     )
-    for both in ({"-C": 1}, {"context": 1}):
-        result = await compat.call_tool(
-            "grep",
-            {"pattern": "line 10$", "path": "compat", "output_mode": "content", **both},
-            raise_on_error=False,
-        )
-        assert ok_text(result) == "n.txt-9-line 9\nn.txt:10:line 10\nn.txt-11-line 11"
     # The default names are understood in compat mode too, though not shown.
     hidden = await compat.call_tool(
         "grep",
@@ -1108,6 +728,19 @@ async def test_compat_names_behave_like_the_default_names(
         raise_on_error=False,
     )
     assert ok_text(hidden) == "n.txt:10:line 10\nn.txt-11-line 11"
+
+
+@pytest.mark.parametrize("context", [{"-C": 1}, {"context": 1}])
+async def test_both_names_of_the_symmetric_context_in_compat_mode(
+    compat: Client[Any], workdir: Path, context: dict[str, int]
+) -> None:
+    write_tree(workdir / "compat", {"n.txt": NUMBERS, "skip.md": "line 5\n"})
+    result = await compat.call_tool(
+        "grep",
+        {"pattern": "line 10$", "path": "compat", "output_mode": "content", **context},
+        raise_on_error=False,
+    )
+    assert ok_text(result) == "n.txt-9-line 9\nn.txt:10:line 10\nn.txt-11-line 11"
 
 
 # --- other clients and sessions -----------------------------------------------------
@@ -1154,29 +787,3 @@ async def test_long_search_does_not_stall_other_clients(tmp_path: Path) -> None:
         except Unavailable as exc:
             pytest.skip(f"fanotify permission events unavailable: {exc}")
     assert finished == ["glob", "grep"]
-
-
-def test_matcher_file_reading_rules(tmp_path: Path) -> None:
-    # read_text_file: binary by a NUL anywhere, size limit, empty files.
-    write_tree(
-        tmp_path,
-        {
-            "bin": b"a\x00b",
-            "late_bin": b"a" * 70_000 + b"\x00",
-            "empty": "",
-            "big": "x" * 100,
-            "text": "hello\n",
-            "long": "y" * 70_000 + "\n",  # longer than the first read
-        },
-    )
-    assert matching.read_text_file(str(tmp_path / "bin"), 1000) is None
-    assert matching.read_text_file(str(tmp_path / "late_bin"), 1 << 20) is None
-    assert matching.read_text_file(str(tmp_path / "empty"), 1000) is None
-    assert matching.read_text_file(str(tmp_path / "big"), 99) is None
-    assert matching.read_text_file(str(tmp_path / "text"), 1000) == b"hello\n"
-    long = matching.read_text_file(str(tmp_path / "long"), 1 << 20)
-    assert long is not None
-    assert len(long) == 70_001
-    assert matching.read_text_file(str(tmp_path / "long"), 70_000) is None
-    os.mkfifo(tmp_path / "fifo")
-    assert matching.read_text_file(str(tmp_path / "fifo"), 1000) is None  # never blocks

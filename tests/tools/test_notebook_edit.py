@@ -4,8 +4,8 @@ with the file before; addressing by id and number; errors that leave the file as
 the rules every edit shares (view first, scope, size, an identity-keeping write).
 
 The oracles: nbformat reading the result back, the writers' own output for the expected
-notebook (tests/notebooks.py), and plain slices of the file before the edit, found by
-indentation (tests/notebooks.py ``cell_spans``), not by Boris's reading.
+notebook (tests/support/notebooks.py), and plain slices of the file before the edit, found by
+indentation (tests/support/notebooks.py ``cell_spans``), not by Boris's reading.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from fastmcp import Client
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from tests.inprocess import app_client
-from tests.notebooks import as_json, cell_spans, jupyter, sample, vscode
 from tests.support import error_text, ok_text
+from tests.support.notebooks import as_json, cell_spans, jupyter, sample, vscode
 
 pytestmark = pytest.mark.anyio
 

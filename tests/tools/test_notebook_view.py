@@ -2,7 +2,7 @@
 long outputs, images as image content, view_range over cells, and files that are not
 nbformat 4 notebooks shown as text with the reason (README "Notebooks").
 
-The notebooks are written by nbformat itself (tests/notebooks.py).
+The notebooks are written by nbformat itself (tests/support/notebooks.py).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from nbformat.v3 import new_worksheet
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from tests.inprocess import app_client
-from tests.notebooks import PNG, jupyter, sample
 from tests.support import error_text, ok_text
+from tests.support.notebooks import PNG, jupyter, sample
 
 pytestmark = pytest.mark.anyio
 

@@ -17,8 +17,9 @@ import pytest
 from fastmcp import Client
 
 from tests.inprocess import app_client
-from tests.pids import costing_at_most, server_pid
 from tests.support import error_text, ok_text
+from tests.support.calls import replace
+from tests.support.pids import costing_at_most, server_pid
 
 pytestmark = pytest.mark.anyio
 
@@ -34,11 +35,6 @@ async def viewed(client: Client[Any], path: Path, content: bytes | str) -> Path:
 
 def _write(path: Path, content: bytes | str) -> None:
     path.write_bytes(content.encode() if isinstance(content, str) else content)
-
-
-async def replace(client: Client[Any], path: Path | str, old: str, **more: Any) -> Any:
-    args = {"path": str(path), "old_str": old, **more}
-    return await client.call_tool("str_replace", args, raise_on_error=False)
 
 
 def window(first: int, last: int, lines: dict[int, str] | None = None) -> str:

@@ -15,10 +15,10 @@ from fastmcp import Client
 
 from boris.shell.process import DRAIN_GRACE
 from tests.inprocess import app_client
-from tests.pids import pid_alive, pids_in, wait_gone
 from tests.support import error_text, ok_text
-from tests.tasks import not_found
-from tests.tasks import start_in as start
+from tests.support.pids import pid_alive, pids_in, wait_gone
+from tests.support.tasks import not_found
+from tests.support.tasks import start_in as start
 
 pytestmark = pytest.mark.anyio
 

@@ -18,21 +18,14 @@ import pytest
 from fastmcp import Client
 from mcp_types import ImageContent
 
-from tests.file_helpers import IMAGE_SAMPLES
 from tests.inprocess import app_client
-from tests.interpose import Unavailable, on_open, watching_opens
 from tests.support import error_text, ok_text
+from tests.support.calls import view
+from tests.support.files import IMAGE_SAMPLES, MB, make_files
+from tests.support.interpose import Unavailable, on_open, watching_opens
+from tests.support.models import cut_listing, tree
 
 pytestmark = pytest.mark.anyio
-
-MB = 1024 * 1024
-
-
-async def view(client: Client[Any], path: object, view_range: list[int] | None = None) -> Any:
-    args: dict[str, Any] = {"path": str(path)}
-    if view_range is not None:
-        args["view_range"] = view_range
-    return await client.call_tool("view", args, raise_on_error=False)
 
 
 def numbered(count: int) -> str:
@@ -509,50 +502,6 @@ async def test_scope_denials(root: Path) -> None:
 
 
 # --- a listing too long to return whole ----------------------------------------------------
-
-
-def tree(top: str, entries: dict[str, list[str] | None]) -> tuple[str, list[str]]:
-    """The header and entry lines of a full two-level listing; ``entries`` maps each
-    name to its children's names (a directory) or None (a file)."""
-    lines = []
-    names = sorted(entries)
-    for index, name in enumerate(names):
-        last = index == len(names) - 1
-        children = entries[name]
-        lines.append(("└── " if last else "├── ") + name + ("/" if children is not None else ""))
-        for child_index, child in enumerate(sorted(children or [])):
-            connector = "└── " if child_index == len(children or []) - 1 else "├── "
-            lines.append(("    " if last else "│   ") + connector + child)
-    return f"{top}/\n", [line + "\n" for line in lines]
-
-
-def cut_listing(header: str, lines: list[str]) -> str:
-    """The rule for long listings: whole entry lines while the text (header included)
-    stays within 30,000 characters; if any line is left out, a last line tells how many
-    entries were not shown, counting those of both levels: N is the number of entry
-    lines of the full listing that are missing."""
-    shown, size = [], len(header)
-    for line in lines:
-        size += len(line)
-        if size > 30_000:
-            break
-        shown.append(line)
-    text = header + "".join(shown)
-    if len(shown) == len(lines):
-        return text
-    missing = len(lines) - len(shown)
-    return text + (
-        f"\n[Truncated: {missing} more entries not shown. View a subdirectory, or use glob.]"
-    )
-
-
-def make_files(directory: Path, names: list[str], source: Path) -> None:
-    """Empty files ``names`` in ``directory``: hard links to the file ``source``, which
-    are many times faster to make than as many new files."""
-    directory.mkdir(parents=True, exist_ok=True)
-    source.touch()
-    for name in names:
-        os.link(source, directory / name)
 
 
 async def test_directory_of_20000_files_is_cut(client: Client[Any], case: Path) -> None:

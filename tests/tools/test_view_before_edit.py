@@ -15,16 +15,9 @@ from fastmcp import Client
 
 from tests.inprocess import app_client
 from tests.support import error_text, ok_text
+from tests.support.calls import call, not_viewed
 
 pytestmark = pytest.mark.anyio
-
-
-async def call(client: Client[Any], tool: str, **args: Any) -> Any:
-    return await client.call_tool(tool, args, raise_on_error=False)
-
-
-def not_viewed(path: Path, action: str = "editing") -> str:
-    return f"[FILE_NOT_VIEWED] file {path} must be viewed before {action}. Use the view tool first."
 
 
 async def test_edit_rejected_without_prior_view(client: Client[Any], case: Path) -> None:

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.file_helpers import memory_kib, peak_start
 from tests.support import RawSession, http_request, http_server, json_body, raw_stdio
+from tests.support.files import memory_kib, peak_start
 
 MB = 1000 * 1000
 #: Growth of the server's peak memory allowed per byte of the message (the message and

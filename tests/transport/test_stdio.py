@@ -18,8 +18,8 @@ import pytest
 from mcp import MCPError
 from mcp_types import ErrorData
 
-from tests.file_helpers import memory_kib, peak_start
 from tests.support import INITIALIZE, RawStdio, raw_stdio, sdk_stdio_client
+from tests.support.files import memory_kib, peak_start
 
 MB = 1024 * 1024
 #: README: a message may be 3 × --max-file-size + 1 MiB long (the line, without its newline).

@@ -1,0 +1,128 @@
+"""What view shows of a path: a file's lines, an image, a binary notice, or a directory tree.
+
+A file is shown in the view line format (boris.files.lines): at most
+``MAX_VIEW_LINES`` lines without a range, and a range is read line by line up to
+its end, so a large file is never loaded to show its first lines. Nothing is read past
+``--max-file-size`` (+ 1 byte), even of a file that grows while it is read. Images are
+recognised by their first bytes (SVG by its name) and returned whole; other binary
+files get a note with their size. A notebook (``.ipynb``) is read whole and shown as
+its cells (boris.files.notebook_view), ``view_range`` then selecting cells; one that
+nbformat does not accept is shown as text after a line saying why. A file shown is
+marked viewed; a directory listing (boris.files.view_tree) marks nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from typing import BinaryIO
+
+from boris.errors import BorisError, Code, io_error
+from boris.files.access import FileAccess
+from boris.files.lines import (
+    MAX_VIEW_LINES,
+    Image,
+    format_lines,
+    human_size,
+    read_lines,
+    read_up_to,
+)
+from boris.files.notebook_format import NotNotebook, is_notebook_name, parse
+from boris.files.notebook_view import NotebookView, render
+from boris.files.place import locate, not_a_file, open_existing
+from boris.files.sniff import SNIFF_BYTES, image_type, is_svg, looks_binary
+from boris.files.view_tree import list_directory
+
+
+def view(access: FileAccess, path: str, view_range: list[int] | None) -> str | Image | NotebookView:
+    """What view (and the editor's view command) returns; marks a viewed file."""
+    line_range = _check_range(view_range)
+    with locate(access.resolve, path) as place:
+        fd, info = open_existing(place, "view")
+        try:
+            if stat.S_ISDIR(info.st_mode):
+                return list_directory(place.path, fd, access.scope)
+            problem = not_a_file(place, info, "view")
+            if problem is not None:
+                raise problem
+            # Unbuffered: each read asks the file for what it needs, no more.
+            with os.fdopen(fd, "rb", buffering=0, closefd=False) as stream:
+                result = _view_file(access, stream, info, place.path, path, line_range)
+        finally:
+            os.close(fd)
+        access.mark_viewed(place.path)
+    return result
+
+
+def _check_range(view_range: list[int] | None) -> tuple[int, int] | None:
+    if view_range is None:
+        return None
+    start, end = view_range
+    if end == -1:  # "to the end of the file", as Claude's text editor tool spells it
+        end = sys.maxsize
+    if start < 1:
+        raise BorisError(Code.INVALID_INPUT, f"view_range start must be 1 or more, got {start}")
+    if start > end:
+        raise BorisError(
+            Code.INVALID_INPUT,
+            f"view_range start {start} is greater than end {end}; give [start, end] "
+            "with start <= end",
+        )
+    return start, end
+
+
+def _view_file(
+    access: FileAccess,
+    stream: BinaryIO,
+    info: os.stat_result,
+    resolved: str,
+    given: str,
+    line_range: tuple[int, int] | None,
+) -> str | Image | NotebookView:
+    access.check_size(info.st_size, f"{resolved} is")
+    try:
+        head = stream.read(SNIFF_BYTES)
+        mime = image_type(head) or ("image/svg+xml" if is_svg(resolved) or is_svg(given) else None)
+        if mime is not None:
+            data = head + stream.read(access.max_size + 1 - len(head))
+            access.check_size(len(data), f"{resolved} is")
+            return Image(data, mime)
+        if looks_binary(head):
+            return f"Binary file ({human_size(info.st_size)})"
+        stream.seek(0)
+        not_cells = None  # why a notebook is shown as text
+        if is_notebook_name(resolved) or is_notebook_name(given):
+            data = read_up_to(stream.fileno(), access.max_size + 1)
+            if len(data) > access.max_size:
+                access.check_size(len(data), f"{resolved} grew while it was read: at least")
+            try:
+                notebook = parse(data)
+            except NotNotebook as exc:
+                not_cells = f"[Shown as text, not as notebook cells: {exc.reason}]\n"
+                stream.seek(0)
+            else:
+                return render(notebook, line_range, resolved)
+        # No further than the limit, whatever the size was: the file may be growing.
+        if line_range is None:
+            window = read_lines(stream, 1, MAX_VIEW_LINES, count_all=True, limit=access.max_size)
+        else:
+            window = read_lines(stream, *line_range, limit=access.max_size)
+    except OSError as exc:
+        raise io_error("read", resolved, exc) from None
+    if window.too_long:
+        access.check_size(access.max_size + 1, f"{resolved} grew while it was read: at least")
+    if line_range is None:
+        text = format_lines(window.lines, 1)
+        total = window.total or 0
+        if total > MAX_VIEW_LINES:
+            text += (
+                f"\n[Truncated: file has {total} lines. Use view_range to read specific sections.]"
+            )
+        return (not_cells or "") + text
+    start = line_range[0]
+    if window.total is not None and start > window.total:
+        raise BorisError(
+            Code.INVALID_INPUT, f"start {start} exceeds total lines {window.total} in {resolved}"
+        )
+    return (not_cells or "") + format_lines(window.lines, start)

@@ -1,0 +1,100 @@
+"""One file searched: what a grep does with each file (:class:`FileTask`, plain data that
+travels to the worker processes, which compile the pattern themselves), and
+:func:`search_file`, which reads the file, matches it and gives its result.
+
+Grep's worker processes load this module (boris.search.pool): it imports nothing of
+the server.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import stat
+from dataclasses import dataclass
+
+from boris.patterns.line_regex import Matcher
+from boris.search.content_lines import Rendered, render_file
+from boris.search.file_text import OPEN_FLAGS, is_binary, read_text
+from boris.stop import Stop
+
+#: The output modes; the first is the default.
+OUTPUT_MODES = ("files_with_matches", "content", "count")
+
+
+@dataclass(frozen=True)
+class FileTask:
+    """What to do with each file of a search, as plain data: it travels to worker
+    processes, which compile the pattern themselves."""
+
+    pattern: str
+    case_insensitive: bool
+    multiline: bool
+    output_mode: str
+    max_size: int
+    line_numbers: bool = True
+    before: int = 0
+    after: int = 0
+    #: content mode: the most output lines a file needs to give (None: all).
+    budget: int | None = None
+    #: content mode: a file stops giving lines once those it keeps (see
+    #: :class:`Rendered`) hold more than this many characters, more than any page
+    #: shows (None: no limit).
+    max_chars: int | None = None
+
+    def matcher(self) -> Matcher:
+        return compiled(self.pattern, self.case_insensitive, self.multiline)
+
+
+@functools.lru_cache(maxsize=32)
+def compiled(pattern: str, case_insensitive: bool, multiline: bool) -> Matcher:
+    """The Matcher of a pattern, compiled once per process."""
+    return Matcher(pattern, case_insensitive=case_insensitive, multiline=multiline)
+
+
+#: A file's result: its mtime (files_with_matches), its count of match lines (count)
+#: or its output lines (content); None when the file has no match or is skipped.
+Result = int | Rendered | None
+
+
+def search_file(
+    task: FileTask,
+    matcher: Matcher,
+    label: str,
+    path: str,
+    skip: int = 0,
+    stop: Stop | None = None,
+) -> Result:
+    """Read and search one file; ``label`` is how content lines name it, and content
+    leaves out (counts) the file's first ``skip`` output lines. Raises
+    :class:`~boris.stop.Stopped` soon after ``stop`` is set, however large the file."""
+    try:
+        fd = os.open(path, OPEN_FLAGS)
+    except OSError:
+        return None
+    try:
+        data = read_text(fd, task.max_size)
+        if data is None:
+            return None
+        data = matcher.prepare(data)
+        mode = task.output_mode
+        # A binary file is told only once it matches: most files do not, and are then
+        # spared a scan for a NUL; the same goes for the descriptor's type and mtime.
+        result: Result
+        if mode == "count":
+            result = matcher.count(data, stop) or None
+        elif mode == "content":
+            rendered = render_file(label, data, matcher, task, skip, stop)
+            result = rendered if rendered.left_out or rendered.lines else None
+        else:
+            result = 0 if matcher.matches(data) else None
+        if result is None or is_binary(data):
+            return None
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        return info.st_mtime_ns if mode == "files_with_matches" else result
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
