@@ -10,13 +10,12 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from fastmcp.dependencies import Depends
-from fastmcp.tools import tool
 from pydantic import Field
 
 from boris.errors import BorisError, Code
 from boris.files import editing, viewing
 from boris.session import Session, current_session
-from boris.tools import ViewContent, as_content, destructive
+from boris.tools import Declared, ViewContent, as_content, destructive
 from boris.tools.view import ViewRange
 
 Command = Annotated[
@@ -82,17 +81,11 @@ true: include enough context to make it unique.
 and return the edited region with line numbers.
 * Relative paths are resolved against the working directory."""
 
-#: Added to the description while view-before-edit is on (boris.app.describe).
+#: Added to the description while view-before-edit is on.
 VIEW_FIRST = "\n* View a file before `str_replace` or `insert` on it, or before `create` \
 overwrites it; an edit of a file not viewed in this session is refused."
 
 
-@tool(
-    name="str_replace_editor",
-    description=DESCRIPTION,
-    annotations=destructive("View and edit files"),
-    output_schema=None,
-)
 async def str_replace_editor(
     command: Command,
     path: PathArg,
@@ -137,3 +130,11 @@ def _missing(argument: str, command: str) -> BorisError:
     return BorisError(
         Code.INVALID_INPUT, f"{argument}: missing required argument for the {command} command"
     )
+
+
+TOOL = Declared(
+    function=str_replace_editor,
+    annotations=destructive("View and edit files"),
+    description=DESCRIPTION,
+    view_first=VIEW_FIRST,
+)

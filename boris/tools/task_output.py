@@ -5,14 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from fastmcp.dependencies import CurrentContext, Depends
-from fastmcp.tools import tool
 from pydantic import Field
 
 from boris.session import Session, current_session
 from boris.shell.command import MAX_TIMEOUT_MS
 from boris.shell.tasks import UNREAD_LIMIT
 from boris.text import LIMIT
-from boris.tools import progress_of, read_only
+from boris.tools import Declared, progress_of, read_only
 
 if TYPE_CHECKING:
     from fastmcp import Context
@@ -20,7 +19,6 @@ if TYPE_CHECKING:
 #: How long a blocking read waits by default, in milliseconds.
 DEFAULT_WAIT_MS = 30_000
 
-# Which text clients read depends on the mode: boris.app.describe picks it.
 DESCRIPTION = f"""\
 Read the output of a background command started with bash and run_in_background.
 
@@ -50,7 +48,6 @@ returns when it finishes, or after timeout milliseconds (default {DEFAULT_WAIT_M
 
 
 # Async on purpose: the task's output is written by the event loop, so it is read there too.
-@tool(name="task_output", annotations=read_only("Read background task output"), output_schema=None)
 async def task_output(
     task_id: Annotated[
         str, Field(description="The task_id that bash returned for a background command.")
@@ -73,3 +70,11 @@ async def task_output(
     if not block:
         return session.tasks.read(task_id)
     return await session.tasks.wait(task_id, timeout / 1000, progress_of(ctx))
+
+
+TOOL = Declared(
+    function=task_output,
+    annotations=read_only("Read background task output"),
+    description=DESCRIPTION,
+    compat_description=COMPAT_DESCRIPTION,
+)

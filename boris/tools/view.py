@@ -6,12 +6,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
-from fastmcp.tools import tool
 from pydantic import Field
 
 from boris.files import viewing
 from boris.session import Session, current_session
-from boris.tools import ViewContent, as_content, read_only
+from boris.tools import Declared, ViewContent, as_content, read_only
 
 PathArg = Annotated[
     str,
@@ -45,17 +44,11 @@ images; view_range then selects cells. Edit cells with notebook_edit.
 other hidden entries are shown, symlinks show their target.
 - Relative paths are resolved against the working directory (which bash's cd changes)."""
 
-#: Added to the description while view-before-edit is on (boris.app.describe).
+#: Added to the description while view-before-edit is on.
 VIEW_FIRST = "\n- A file must be viewed in this session before str_replace or create_file \
 may change it."
 
 
-@tool(
-    name="view",
-    description=DESCRIPTION,
-    annotations=read_only("View a file or directory"),
-    output_schema=None,
-)
 async def view(
     path: PathArg,
     view_range: ViewRange = None,
@@ -63,3 +56,11 @@ async def view(
 ) -> ViewContent:
     files = session.files
     return await session.blocking(lambda: as_content(viewing.view(files, path, view_range)))
+
+
+TOOL = Declared(
+    function=view,
+    annotations=read_only("View a file or directory"),
+    description=DESCRIPTION,
+    view_first=VIEW_FIRST,
+)
