@@ -27,7 +27,7 @@ from boris.session import Runtime, SessionStore
 from boris.settings import Settings
 from boris.shell.process import detect_shell
 from boris.text import printable
-from boris.tools import Declared, Filled
+from boris.tools import Declared, Filled, Mention
 
 
 def declaration(name: str) -> Declared:
@@ -90,14 +90,17 @@ def build_app(settings: Settings, shell: str | None = None) -> FastMCP[Any]:
 def describe(declared: Declared, settings: Settings, served: Collection[str]) -> str:
     """What clients read about a tool under these settings, beside the tools ``served``.
 
-    A part made of settings has their values filled in; the view-first sentence is
-    added while view-before-edit is on.
+    A part that names another tool is left out while that tool is not served; a part
+    made of settings has their values filled in; the view-first sentence is added while
+    view-before-edit is on.
     """
     description = declared.description_in(settings.anthropic_compat)
     parts = description if isinstance(description, tuple) else (description,)
     text = ""
     for part in parts:
-        if isinstance(part, Filled):
+        if isinstance(part, Mention):
+            text += part.text if part.tool in served else ""
+        elif isinstance(part, Filled):
             text += part.template.format_map(_Values(settings))
         else:
             text += part

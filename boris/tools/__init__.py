@@ -6,7 +6,7 @@ also holds the modes that serve each tool).
 
 Tool functions carry no docstring: fastmcp would parse it with griffe, which costs
 start-up time. What clients read is the declared description, with the parts that
-depend on the settings filled in by ``boris.app``.
+depend on the settings or on the other tools served filled in by ``boris.app``.
 """
 
 from __future__ import annotations
@@ -27,6 +27,15 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class Mention:
+    """A part of a description that names another tool: left out while that tool is not
+    served (``--disable-tools``)."""
+
+    tool: str
+    text: str
+
+
+@dataclass(frozen=True)
 class Filled:
     """A part of a description whose ``{fields}`` are settings (boris.settings.Settings),
     filled in with their values."""
@@ -35,7 +44,7 @@ class Filled:
 
 
 #: What clients read about a tool: its text, whole or in parts.
-Part = str | Filled
+Part = str | Mention | Filled
 Description = Part | tuple[Part, ...]
 
 

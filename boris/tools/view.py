@@ -10,7 +10,7 @@ from pydantic import Field
 
 from boris.files import viewing
 from boris.session import Session, current_session
-from boris.tools import Declared, ViewContent, as_content, read_only
+from boris.tools import Declared, Mention, ViewContent, as_content, read_only
 
 PathArg = Annotated[
     str,
@@ -29,7 +29,8 @@ ViewRange = Annotated[
     ),
 ]
 
-DESCRIPTION = """\
+DESCRIPTION = (
+    """\
 Read a file or list a directory.
 
 - A text file comes back with line numbers: the number, a tab, then the line. Without \
@@ -39,10 +40,13 @@ view_range at most 2000 lines are shown (a note gives the total); use view_range
 as a note with their size.
 - A Jupyter notebook (.ipynb) comes back as its cells: a `[cell N] type id=...` line, \
 the numbered source, then the outputs as `| ` lines (long ones cut), their images as \
-images; view_range then selects cells. Edit cells with notebook_edit.
+images; view_range then selects cells.""",
+    Mention("notebook_edit", " Edit cells with notebook_edit."),
+    """
 - A directory comes back as a tree two levels deep; .git and node_modules are left out, \
 other hidden entries are shown, symlinks show their target.
-- Relative paths are resolved against the working directory (which bash's cd changes)."""
+- Relative paths are resolved against the working directory (which bash's cd changes).""",
+)
 
 #: Added to the description while view-before-edit is on.
 VIEW_FIRST = "\n- A file must be viewed in this session before str_replace or create_file \
