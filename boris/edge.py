@@ -125,7 +125,7 @@ class EdgeTool(FunctionTool):
         try:
             check_arguments(arguments, self.accepted, self.aliases)
             arguments, given_as = self._listed_names(arguments)
-            self._validate(arguments, given_as)
+            self._refuse_invalid(arguments, given_as)
             result = await super().run(arguments)
         except BorisError as error:
             return failure(error)
@@ -136,7 +136,7 @@ class EdgeTool(FunctionTool):
         except BorisError as error:
             return failure(error)
 
-    def _validate(self, arguments: dict[str, Any], given_as: Mapping[str, str]) -> None:
+    def _refuse_invalid(self, arguments: dict[str, Any], given_as: Mapping[str, str]) -> None:
         """Refuse ``arguments`` if fastmcp's validation would, naming each bad one.
 
         fastmcp turns a validation error into a text quoting the input (a repr of
