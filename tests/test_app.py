@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.inprocess import app_client
-from tests.support import error_text
+from tests.support import DEFAULT_TOOLS, error_text
 
 pytestmark = pytest.mark.anyio
 
@@ -36,7 +36,7 @@ async def test_argument_errors_are_invalid_input_results(tmp_path: Path) -> None
             "create_file, notebook_edit, grep, glob"
         )
         # The server is still serving after all of that.
-        assert len(await client.list_tools()) == 11
+        assert len(await client.list_tools()) == len(DEFAULT_TOOLS)
 
 
 @pytest.mark.parametrize(
