@@ -280,8 +280,8 @@ class CallGuard(Middleware):
         if beside is not None and context.fastmcp_context is not None:
             arguments = beside.take(context.fastmcp_context.request_id, context.message.name)
             if arguments is not None:
-                message = context.message.model_copy(update={"arguments": arguments})
-                context = context.copy(message=message)
+                # The message fastmcp made for this call alone: filled in, not copied.
+                context.message.arguments = arguments
         try:
             return await call_next(context)
         except NotFoundError:

@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 
 import anyio
 import mcp_types
+import pydantic_core
 from fastmcp import FastMCP
 from mcp.server.streamable_http import check_accept_headers
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
@@ -356,8 +357,9 @@ def _without_arguments(
     if not isinstance(name, str) or not isinstance(arguments, dict):
         return None
     rest = {key: value for key, value in params.items() if key != "arguments"}
+    envelope = {"jsonrpc": "2.0", "id": request.id, "method": request.method, "params": rest}
     try:
-        body = encode(request.model_copy(update={"params": rest}))
+        body = pydantic_core.to_json(envelope)
     except PydanticSerializationError:
         return None
     return body, name, arguments
