@@ -27,6 +27,7 @@ never reads them; :class:`CallGuard` puts them back.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 import sys
@@ -44,9 +45,8 @@ from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools.base import ToolResult
 from fastmcp.tools.function_tool import FunctionTool
 from mcp_types import ToolAnnotations
-from pydantic import ConfigDict, Field, Strict, TypeAdapter
+from pydantic import Field, Strict, TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
-from pydantic.json_schema import SkipJsonSchema
 
 from boris.arguments import check_arguments
 from boris.errors import BorisError, Code
@@ -65,14 +65,10 @@ class EdgeTool(FunctionTool):
     """A tool function as Boris serves it: strict arguments, failures as results, and
     text that can always be sent."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
     #: Other names clients may give an argument by: the unlisted name → the listed one.
     aliases: dict[str, str] = Field(default_factory=dict)
     #: The input schema with the unlisted parameters too: what a call may hold.
     accepted: dict[str, Any] = Field(default_factory=dict)
-    #: The arguments validated as fastmcp validates them before it calls the function.
-    validator: SkipJsonSchema[TypeAdapter[Any] | None] = Field(default=None, exclude=True)
 
     @classmethod
     def of(
@@ -115,7 +111,6 @@ class EdgeTool(FunctionTool):
             "parameters": parameters,
             "aliases": aliases,
             "accepted": schema,
-            "validator": _argument_validator(strict),
         }
         served = tool.model_copy(update=update)
         assert isinstance(served, EdgeTool)
@@ -145,9 +140,8 @@ class EdgeTool(FunctionTool):
         arguments are validated here first, the same way, and fastmcp validates
         them again once they are known to be good: a few microseconds per call.
         """
-        assert self.validator is not None, self.name
         try:
-            self.validator.validate_python(arguments)
+            _argument_validator(self.fn).validate_python(arguments)
         except PydanticValidationError as exc:
             raise _invalid_arguments(exc, given_as) from None
 
@@ -170,10 +164,12 @@ class EdgeTool(FunctionTool):
         return renamed, given_as
 
 
+@functools.lru_cache(maxsize=64)  # a server has a dozen; a test run builds many apps
 def _argument_validator(strict: Callable[..., Any]) -> TypeAdapter[Any]:
     """A validator of the arguments of a :func:`strictly_typed` function, as fastmcp
     validates them before it calls the function: by a function of the same parameters,
-    its injected ones (the session, the context) left out, that does nothing."""
+    its injected ones (the session, the context) left out, that does nothing. Made on
+    the tool's first call, as fastmcp makes its own."""
     listed = [p for p in inspect.signature(strict).parameters.values() if _set_by_client(p)]
 
     def accept(*args: Any, **kwargs: Any) -> None:
