@@ -89,10 +89,10 @@ def adapt_session_manager(app: Starlette, body_limit: int) -> None:
     ``body_limit`` bytes.
 
     An SSE answer costs the server a response task, its own send loop and their cancel
-    scopes per call. Measured (bench/load.py, 50 sessions x 20 calls, three alternating
-    rounds, same window): server CPU per tools/call 3.67-4.17 ms with SSE answers,
-    2.66-2.71 ms with JSON ones (-30%); tools/call per second 105-122 against 155-173
-    (+45%). The SDK makes a session's transport in ``_admit_session`` and nowhere else.
+    scopes per call. Measured (bench/load.py --runs 3, 50 sessions x 20 calls, four
+    alternating rounds): server CPU per tools/call 2.73-2.93 ms with SSE answers,
+    1.92-2.11 ms with JSON ones (-30%); tools/call per second 308-330 against 412-451
+    (+35%). The SDK makes a session's transport in ``_admit_session`` and nowhere else.
 
     The SDK caps a body at 4 MiB (``RequestBodyLimitMiddleware``, in front of the manager)
     and fastmcp passes no other limit on; Boris's own limit (boris.transport.jsonrpc) is
