@@ -1,11 +1,12 @@
 """The edge between MCP and the tools: what a client sends in, what it gets back.
 
-Every tool call passes here on its way in and out:
+Every tool call passes here on its way in and out, whatever the transport:
 
 - a call of a tool that is not served is refused (``[INVALID_INPUT] unknown tool 'x';
-  available: …``);
+  available: …``: :class:`CallGuard`);
 - the arguments are checked against the tool's schema before anything walks them
-  (:mod:`boris.arguments`: unknown names, lists longer than allowed, lone surrogates);
+  (:mod:`boris.arguments`: unknown names, lists longer than allowed, lone surrogates),
+  here and nowhere else;
 - they are then validated strictly (a string where an integer belongs is the client's
   mistake, not something to coerce), and a bad one is named in an
   ``[INVALID_INPUT] <argument>: <what is wrong>`` result;
@@ -13,23 +14,28 @@ Every tool call passes here on its way in and out:
   result with ``isError: true``;
 - every text that goes back is valid Unicode (:func:`boris.text.printable`).
 
-The transports make the first two checks themselves, in the thread that reads a
-message (:class:`CallScreen`), so that a call they refuse never reaches the SDK.
-
-Failures are caught in the tool's own dispatch (:class:`EdgeTool`) rather than in
+Failures are caught in the tool's own dispatch (:meth:`EdgeTool.run`) rather than in
 middleware: fastmcp logs any other exception escaping a tool as an ERROR with its
 traceback before middleware sees it, and a missing file is the client's business,
 not an event for the server's log.
+
+A transport that parsed a call itself may hand the SDK the message without its
+arguments and the arguments beside it (:func:`arguments_beside`), so that they are
+parsed once and the SDK's parser, which refuses a lone surrogate anywhere in a message,
+never reads them; :class:`CallGuard` puts them back.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 import sys
 import types
 import typing
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Annotated, Any
 
 import mcp_types
@@ -38,7 +44,8 @@ from fastmcp.exceptions import NotFoundError, ValidationError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools.base import ToolResult
 from fastmcp.tools.function_tool import FunctionTool
-from pydantic import Field, Strict
+from mcp_types import ToolAnnotations
+from pydantic import Field, Strict, TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
 
 from boris.arguments import check_arguments
@@ -64,15 +71,30 @@ class EdgeTool(FunctionTool):
     accepted: dict[str, Any] = Field(default_factory=dict)
 
     @classmethod
-    def of(cls, fn: Callable[..., Any], *, pairs: Mapping[str, str] | None = None) -> EdgeTool:
-        """The tool for ``fn``, a function carrying fastmcp's ``tool`` decorator.
+    def of(
+        cls,
+        fn: Callable[..., Any],
+        *,
+        name: str,
+        description: str,
+        annotations: ToolAnnotations,
+        pairs: Mapping[str, str] | None = None,
+    ) -> EdgeTool:
+        """The tool ``name`` served by ``fn``, a plain typed function.
 
         Parameters marked :data:`~boris.tools.UNLISTED` are left out of the schema.
         ``pairs`` are two names for one argument: whichever of the two the schema
-        lists, the other is understood as an alias of it.
+        lists, the other is understood as an alias of it. The tool has no output
+        schema: a text result is not copied into ``structuredContent``.
         """
         strict = strictly_typed(fn)
-        tool = cls.from_function(strict)
+        tool = cls.from_function(
+            strict,
+            name=name,
+            description=description,
+            annotations=annotations,
+            output_schema=None,
+        )
         schema = tool.parameters
         unlisted = _unlisted(strict)
         properties = {k: v for k, v in schema["properties"].items() if k not in unlisted}
@@ -85,44 +107,43 @@ class EdgeTool(FunctionTool):
                 aliases[second] = first
             elif second in properties and first not in properties:
                 aliases[first] = second
-        served = tool.model_copy(
-            update={"parameters": parameters, "aliases": aliases, "accepted": schema}
-        )
+        update = {
+            "parameters": parameters,
+            "aliases": aliases,
+            "accepted": schema,
+        }
+        served = tool.model_copy(update=update)
         assert isinstance(served, EdgeTool)
         return served
 
-    def check(self, arguments: Mapping[str, Any]) -> None:
-        """Refuse arguments this tool cannot take, before anything walks them
-        (:func:`boris.arguments.check_arguments`). Raises BorisError."""
-        check_arguments(arguments, self.accepted, self.aliases)
-
-    async def _run(self, arguments: dict[str, Any]) -> ToolResult:
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
         try:
-            self.check(arguments)
+            check_arguments(arguments, self.accepted, self.aliases)
+            arguments, given_as = self._listed_names(arguments)
+            self._refuse_invalid(arguments, given_as)
+            result = await super().run(arguments)
         except BorisError as error:
             return failure(error)
-        arguments, given_as = self._listed_names(arguments)
-        try:
-            result = await self.run(arguments)
-        except BorisError as error:
-            return failure(error)
-        except _InvalidArguments as invalid:
-            return failure(_invalid_arguments(invalid.error, given_as))
-        except ValidationError as exc:  # not pydantic's: said as it is
+        except ValidationError as exc:  # fastmcp's, not pydantic's: said as it is
             return failure(BorisError(Code.INVALID_INPUT, str(exc)))
         try:
             return _printable(result, self.name)
         except BorisError as error:
             return failure(error)
 
-    async def _execute(self, *args: Any, **kwargs: Any) -> Any:
-        # fastmcp turns an argument validation error into a text quoting the input (a
-        # repr of each bad value, however large) on the event loop; its error list is
-        # all Boris needs.
+    def _refuse_invalid(self, arguments: dict[str, Any], given_as: Mapping[str, str]) -> None:
+        """Refuse ``arguments`` if fastmcp's validation would, naming each bad one.
+
+        fastmcp turns a validation error into a text quoting the input (a repr of
+        each bad value, however large: half a second for a list of 100,000 items) on
+        the event loop; Boris's message needs only pydantic's list of errors. So the
+        arguments are validated here first, the same way, and fastmcp validates
+        them again once they are known to be good: a few microseconds per call.
+        """
         try:
-            return await super()._execute(*args, **kwargs)
-        except PydanticValidationError as exc:  # the arguments' (the body's are wrapped)
-            raise _InvalidArguments(exc) from None
+            _argument_validator(self.fn).validate_python(arguments)
+        except PydanticValidationError as exc:
+            raise _invalid_arguments(exc, given_as) from None
 
     def _listed_names(self, arguments: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
         """``arguments`` with each alias put under the listed name it stands for, which it
@@ -143,6 +164,29 @@ class EdgeTool(FunctionTool):
         return renamed, given_as
 
 
+@functools.lru_cache(maxsize=64)  # a server has a dozen; a test run builds many apps
+def _argument_validator(strict: Callable[..., Any]) -> TypeAdapter[Any]:
+    """A validator of the arguments of a :func:`strictly_typed` function, as fastmcp
+    validates them before it calls the function: by a function of the same parameters,
+    its injected ones (the session, the context) left out, that does nothing. Made on
+    the tool's first call, as fastmcp makes its own."""
+    listed = [p for p in inspect.signature(strict).parameters.values() if _set_by_client(p)]
+
+    def accept(*args: Any, **kwargs: Any) -> None:
+        return None
+
+    accept.__signature__ = inspect.Signature(listed)  # type: ignore[attr-defined]
+    accept.__annotations__ = {p.name: strict.__annotations__[p.name] for p in listed}
+    return TypeAdapter(typing.cast(Any, accept))  # a function: pydantic validates a call
+
+
+def _set_by_client(parameter: inspect.Parameter) -> bool:
+    """Whether a tool function's ``parameter`` is one a client sets (not a dependency
+    fastmcp injects, whose default says where it comes from)."""
+    default = parameter.default
+    return default is parameter.empty or default is None or isinstance(default, str | int)
+
+
 def _unlisted(strict: Callable[..., Any]) -> set[str]:
     """The parameters of a :func:`strictly_typed` function marked UNLISTED."""
     return {
@@ -150,14 +194,6 @@ def _unlisted(strict: Callable[..., Any]) -> set[str]:
         for name, hint in strict.__annotations__.items()
         if any(isinstance(meta, Unlisted) for meta in getattr(hint, "__metadata__", ()))
     }
-
-
-class _InvalidArguments(Exception):
-    """A call's arguments failed validation (``error``)."""
-
-    def __init__(self, error: PydanticValidationError) -> None:
-        super().__init__()
-        self.error = error
 
 
 def _invalid_arguments(exc: PydanticValidationError, given_as: Mapping[str, str]) -> BorisError:
@@ -229,11 +265,19 @@ def _printable(result: ToolResult, tool: str) -> ToolResult:
 
 
 class CallGuard(Middleware):
-    """Refuses a call of a tool that is not served."""
+    """Every tool call's way in: its arguments put back if a transport handed them on
+    beside the message (:func:`arguments_beside`), and a call of a tool that is not
+    served refused."""
 
     async def on_call_tool(
         self, context: MiddlewareContext[Any], call_next: CallNext[Any, ToolResult]
     ) -> ToolResult:
+        beside = _ARGUMENTS_BESIDE.get()
+        if beside is not None and context.fastmcp_context is not None:
+            arguments = beside.take(context.fastmcp_context.request_id, context.message.name)
+            if arguments is not None:
+                # The message fastmcp made for this call alone: filled in, not copied.
+                context.message.arguments = arguments
         try:
             return await call_next(context)
         except NotFoundError:
@@ -248,25 +292,40 @@ def unknown_tool(name: str, available: Iterable[str]) -> BorisError:
     )
 
 
-class CallScreen:
-    """The first checks of a ``tools/call`` (the tool is served, its arguments are ones
-    it can take), for a transport to make before the SDK sees the message. Safe to use
-    from any thread: it only reads the tools."""
+class _Beside:
+    """The arguments of one tools/call, until :class:`CallGuard` takes them."""
 
-    def __init__(self, tools: Iterable[EdgeTool]) -> None:
-        self._tools = {tool.name: tool for tool in tools}
+    def __init__(self, request_id: int | str, name: str, arguments: dict[str, Any]) -> None:
+        self.request_id = str(request_id)
+        self.name = name
+        self.arguments: dict[str, Any] | None = arguments
 
-    def refusal(self, name: str, arguments: Mapping[str, Any]) -> str | None:
-        """The text of the result refusing a call of ``name`` with ``arguments``, or
-        None if the call may go on."""
-        tool = self._tools.get(name)
-        try:
-            if tool is None:
-                raise unknown_tool(name, self._tools)
-            tool.check(arguments)
-        except BorisError as error:
-            return printable(str(error))
-        return None
+    def take(self, request_id: str, name: str) -> dict[str, Any] | None:
+        """The arguments, if they are the call ``request_id`` of tool ``name``'s; after
+        that nothing holds them here (tasks the call starts inherit this object)."""
+        if request_id != self.request_id or name != self.name:
+            return None
+        arguments, self.arguments = self.arguments, None
+        return arguments
+
+
+_ARGUMENTS_BESIDE: ContextVar[_Beside | None] = ContextVar("boris_arguments_beside", default=None)
+
+
+@contextmanager
+def arguments_beside(request_id: int | str, name: str, arguments: dict[str, Any]) -> Iterator[None]:
+    """Around a transport's hand-off of the tools/call ``request_id`` of tool ``name``
+    without its arguments: :class:`CallGuard` puts ``arguments`` back.
+
+    The SDK runs each request's handler in the context of the task that sent the
+    message in (so that an ASGI middleware's context reaches it), which is where this
+    is set.
+    """
+    token = _ARGUMENTS_BESIDE.set(_Beside(request_id, name, arguments))
+    try:
+        yield
+    finally:
+        _ARGUMENTS_BESIDE.reset(token)
 
 
 def strictly_typed(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -278,8 +337,7 @@ def strictly_typed(fn: Callable[..., Any]) -> Callable[..., Any]:
     size of a large argument (a file's content) in memory; a Strict parameter is
     validated as it is. Every tool parameter has a JSON type, for which strict
     validation of the parsed value and of JSON agree. Injected parameters (a
-    dependency as default) are left alone. The copy keeps ``fn``'s attributes, the
-    ``tool`` decorator's metadata among them.
+    dependency as default) are left alone. The copy keeps ``fn``'s attributes.
     """
     # The defaults are set once the hints are resolved: before 3.11, get_type_hints made
     # the hint of a parameter whose default is None Optional (a null in the schema).
@@ -293,9 +351,7 @@ def strictly_typed(fn: Callable[..., Any]) -> Callable[..., Any]:
     strict.__annotations__ = {
         name: annotations[name]
         for name, parameter in inspect.signature(fn).parameters.items()
-        if parameter.default is parameter.empty
-        or parameter.default is None
-        or isinstance(parameter.default, str | int)
+        if _set_by_client(parameter)
     }
     for name, hint in typing.get_type_hints(strict, include_extras=True).items():
         annotations[name] = _strict_type(hint)

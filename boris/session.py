@@ -13,12 +13,13 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import anyio
 
 from boris.files.access import FileAccess
 from boris.files.scope import PathScope
+from boris.seams.sdk import on_connection_close
 from boris.settings import Settings
 from boris.shell.command import Shell
 from boris.shell.environment import child_environment, for_commands
@@ -166,7 +167,7 @@ class SessionStore:
         key = ctx.session_id
         session, created = self._get_or_create(key)
         if created:
-            _on_connection_close(ctx, self.close, key)
+            on_connection_close(ctx, lambda: self.close(key))
         return session
 
     def close(self, key: str) -> None:
@@ -187,22 +188,6 @@ class SessionStore:
             tasks = [task for task in tasks if task.alive()]
         for task in tasks:
             task.kill()
-
-
-def _on_connection_close(ctx: Context, callback: _CloseCallback, key: str) -> None:
-    # The MCP SDK unwinds a per-connection exit stack when an HTTP session ends
-    # (client DELETE, idle timeout, server shutdown). It is reachable only through
-    # the private `_connection` attribute; this is the one place that touches it.
-    connection = ctx.session._connection
-
-    async def close() -> None:
-        callback(key)
-
-    connection.exit_stack.push_async_callback(close)
-
-
-class _CloseCallback(Protocol):
-    def __call__(self, key: str) -> None: ...
 
 
 def current_session() -> Session:

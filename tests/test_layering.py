@@ -1,14 +1,19 @@
 """The package's layers (docs/ARCHITECTURE.md): the domain loads nothing of MCP, the grep
 workers load nothing of the server, no module imports from a layer above its own, no
-two of Boris's packages import each other (however indirectly), and the imports named
-in SIDEWAYS are not made."""
+two of Boris's packages import each other (however indirectly), the imports named in
+SIDEWAYS are not made, and only the seam modules name a private part of fastmcp, the
+MCP SDK or Starlette."""
 
 from __future__ import annotations
 
 import ast
+import importlib.util
+import re
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
+from typing import TypeGuard
 
 import pytest
 
@@ -33,6 +38,7 @@ LAYERS = [
     ("patterns", ["boris.patterns"]),
     ("domain", ["boris.files", "boris.search", "boris.shell"]),
     ("settings", ["boris.settings"]),
+    ("seams", ["boris.seams"]),
     ("session", ["boris.session"]),
     ("tools", ["boris.tools"]),
     ("app", ["boris.app", "boris.edge"]),
@@ -231,3 +237,139 @@ def test_grep_workers_load_only_the_per_file_search() -> None:
         "boris.search.file_text",
         "boris.search.pool",
     }
+
+
+def test_the_message_layer_knows_nothing_of_the_app() -> None:
+    """What one JSON-RPC message is (jsonrpc, prescan) depends on nothing above the base:
+    the transports use the app, not the other way round."""
+    for module in ("boris.transport.jsonrpc", "boris.transport.prescan"):
+        for imported in boris_imports(module):
+            assert imported == "boris.transport.prescan" or layer_of(imported) == 0, (
+                f"{module} imports {imported}"
+            )
+
+
+# --- private parts of the libraries ----------------------------------------------------
+
+#: The libraries Boris meets at its edge, and the package of the one module per library
+#: that may name their private parts (boris/seams/).
+LIBRARIES = ("fastmcp", "mcp", "mcp_types", "starlette")
+SEAMS = "boris.seams"
+
+_DEFINED = [
+    re.compile(r"\bdef (_[a-z]\w*)"),  # a method or function
+    re.compile(r"\bself\.(_[a-z]\w*)\s*(?::[^=\n]*)?="),  # an attribute set
+    re.compile(r"^[ \t]+(_[a-z]\w*)\s*(?::[^=\n]*)?=", re.MULTILINE),  # in a class (or body)
+]
+
+
+@cache
+def library_private_names() -> frozenset[str]:
+    """The private names (``_x``, not dunder) the libraries' sources define."""
+    names: set[str] = set()
+    for library in LIBRARIES:
+        spec = importlib.util.find_spec(library)
+        assert spec is not None, library
+        assert spec.submodule_search_locations is not None, library
+        for root in spec.submodule_search_locations:
+            for path in Path(root).rglob("*.py"):
+                text = path.read_text(encoding="utf-8", errors="replace")
+                for pattern in _DEFINED:
+                    names.update(pattern.findall(text))
+    return frozenset(names)
+
+
+def _library_bound(tree: ast.Module) -> set[str]:
+    """Names a module binds by importing from the libraries."""
+    bound = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in LIBRARIES:
+            bound |= {alias.asname or alias.name for alias in node.names}
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in LIBRARIES:
+                    bound.add((alias.asname or alias.name).split(".")[0])
+    return bound
+
+
+def _is_self(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id in ("self", "cls")
+
+
+def _base_name(base: ast.expr) -> str:
+    if isinstance(base, ast.Subscript):  # FastMCP[Any]
+        base = base.value
+    if isinstance(base, ast.Attribute):
+        return base.attr
+    return base.id if isinstance(base, ast.Name) else ""
+
+
+def private_uses(source: str, private: frozenset[str]) -> list[tuple[int, str]]:
+    """Where ``source`` names one of ``private``: an attribute of anything but ``self``
+    (``mcp._mcp_server``, ``super()._run``), and in a class derived from a library's,
+    a method it defines or an attribute of ``self`` (overrides and inherited state)."""
+    tree = ast.parse(source)
+    from_libraries = _library_bound(tree)
+    found = []
+
+    def of_self_private(node: ast.AST) -> TypeGuard[ast.Attribute]:
+        return isinstance(node, ast.Attribute) and node.attr in private and _is_self(node.value)
+
+    for node in ast.walk(tree):
+        of_self = isinstance(node, ast.Attribute) and _is_self(node.value)
+        if isinstance(node, ast.Attribute) and node.attr in private and not of_self:
+            found.append((node.lineno, node.attr))
+        if isinstance(node, ast.ClassDef) and {_base_name(b) for b in node.bases} & from_libraries:
+            for item in ast.walk(node):
+                if (
+                    isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+                    and item.name in private
+                ):
+                    found.append((item.lineno, item.name))
+                elif of_self_private(item):
+                    found.append((item.lineno, item.attr))
+    return sorted(set(found))
+
+
+def test_only_the_seams_name_private_parts_of_the_libraries() -> None:
+    private = library_private_names()
+    assert {"_mcp_server", "_admit_session", "_connection", "_state_store"} <= private
+    outside = []
+    for module in modules():
+        if module == SEAMS or module.startswith(SEAMS + "."):
+            continue
+        path = PACKAGE.parent / (module.replace(".", "/") + ".py")
+        if not path.exists():
+            path = PACKAGE.parent / module.replace(".", "/") / "__init__.py"
+        outside += [
+            f"{module}:{line} {name}" for line, name in private_uses(path.read_text(), private)
+        ]
+    assert outside == [], "private parts of a library outside boris/seams/"
+
+
+def test_the_check_finds_what_it_looks_for() -> None:
+    private = frozenset({"_mcp_server", "_run", "_state_store", "_connection"})
+    source = """
+from fastmcp.tools.function_tool import FunctionTool
+from fastmcp import FastMCP
+
+class Tool(FunctionTool):
+    async def _run(self, arguments): ...
+
+class App(FastMCP[int]):
+    @property
+    def _state_store(self): ...
+
+class Mine:
+    def _run(self): return self._connection
+
+def serve(mcp, ctx):
+    return mcp._mcp_server, ctx.session._connection, super()._run()
+"""
+    assert private_uses(source, private) == [
+        (6, "_run"),
+        (10, "_state_store"),
+        (16, "_connection"),
+        (16, "_mcp_server"),
+        (16, "_run"),
+    ]

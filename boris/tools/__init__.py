@@ -1,16 +1,20 @@
-"""The tools, one module each: plain typed functions carrying fastmcp's ``tool`` decorator
-(name, annotations with the title, no structured output), which hand their arguments
-to the domain and return its text. ``boris.app`` adds them to an app.
+"""The tools, one module each, named after the tool (``bash.py`` serves ``bash``): plain
+typed functions that hand their arguments to the domain and return its text, and the
+module's ``TOOL``, a :class:`Declared` saying how they are served. ``boris.app`` builds
+the app from these modules, those of the list of tools (``boris.toolset.TOOLS``, which
+also holds the modes that serve each tool).
 
 Tool functions carry no docstring: fastmcp would parse it with griffe, which costs
-start-up time. What clients read is the decorator's ``description``, or for the
-texts that depend on the settings, what ``boris.app.describe`` makes of them.
+start-up time. What clients read is the declared description, with the parts that
+depend on the settings or on the other tools served filled in by ``boris.app``.
 """
 
 from __future__ import annotations
 
 import base64
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from mcp_types import ImageContent, TextContent, ToolAnnotations
 
@@ -20,6 +24,57 @@ from boris.shell.progress import Send
 
 if TYPE_CHECKING:
     from fastmcp import Context
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A part of a description that names another tool: left out while that tool is not
+    served (``--disable-tools``)."""
+
+    tool: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Filled:
+    """A part of a description whose ``{fields}`` are settings (boris.settings.Settings),
+    filled in with their values."""
+
+    template: str
+
+
+#: What clients read about a tool: its text, whole or in parts.
+Part = str | Mention | Filled
+Description = Part | tuple[Part, ...]
+
+
+@dataclass(frozen=True)
+class Declared:
+    """A tool as its module declares it. Its name is the module's, and the list of tools
+    (boris.toolset.TOOLS) says which modes serve it."""
+
+    #: The function serving the tool.
+    function: Callable[..., Any]
+    #: Its title and hints (:func:`read_only`, :func:`destructive`).
+    annotations: ToolAnnotations
+    description: Description
+    #: With --anthropic-compat, another function or description, if the tool has one there.
+    compat_function: Callable[..., Any] | None = None
+    compat_description: Description | None = None
+    #: The sentence the description gains while view-before-edit is on.
+    view_first: str = ""
+    #: Two names of one argument: the schema lists one, the other is understood too.
+    name_pairs: Mapping[str, str] = field(default_factory=dict)
+
+    def function_in(self, compat: bool) -> Callable[..., Any]:
+        if compat and self.compat_function is not None:
+            return self.compat_function
+        return self.function
+
+    def description_in(self, compat: bool) -> Description:
+        if compat and self.compat_description is not None:
+            return self.compat_description
+        return self.description
 
 
 def read_only(title: str) -> ToolAnnotations:

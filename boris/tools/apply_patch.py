@@ -6,12 +6,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
-from fastmcp.tools import tool
 from pydantic import Field
 
 from boris.files import patch_files
 from boris.session import Session, current_session
-from boris.tools import destructive
+from boris.tools import Declared, destructive
 
 DESCRIPTION = """\
 Add, update, move and delete files with one patch: every file changes, or none does.
@@ -45,19 +44,13 @@ place after that line is taken.
 - Returns one line per file: `A path` (added), `M path` (updated), `M old -> new` \
 (moved), `D path` (deleted)."""
 
-#: Added to the description while view-before-edit is on (boris.app.describe).
+#: Added to the description while view-before-edit is on.
 VIEW_FIRST = (
     "\n- A file must have been viewed in this session before the patch updates, moves or "
     "deletes it."
 )
 
 
-@tool(
-    name="apply_patch",
-    description=DESCRIPTION,
-    annotations=destructive("Apply a patch to files"),
-    output_schema=None,
-)
 async def apply_patch(
     patch: Annotated[
         str,
@@ -69,3 +62,11 @@ async def apply_patch(
 ) -> str:
     files = session.files
     return await session.blocking(lambda: patch_files.apply_patch(files, patch))
+
+
+TOOL = Declared(
+    function=apply_patch,
+    annotations=destructive("Apply a patch to files"),
+    description=DESCRIPTION,
+    view_first=VIEW_FIRST,
+)

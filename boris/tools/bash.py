@@ -7,22 +7,20 @@ import logging
 from typing import TYPE_CHECKING, Annotated
 
 from fastmcp.dependencies import CurrentContext, Depends
-from fastmcp.tools import tool
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from boris.session import Session, current_session
 from boris.shell import command as commands
 from boris.text import LIMIT
-from boris.tools import destructive, progress_of
+from boris.tools import Declared, Filled, destructive, progress_of
 
 if TYPE_CHECKING:
     from fastmcp import Context
 
 log = logging.getLogger("boris.bash")
 
-# The descriptions name the default timeout, which --timeout sets: boris.app.describe
-# fills it in, and picks the compat text in compat mode.
+# The descriptions name the default timeout, which --timeout sets (Filled).
 DESCRIPTION = f"""\
 Run a shell command (bash, or sh where bash is missing) and return its exit code, stderr \
 and stdout.
@@ -32,7 +30,7 @@ next call starts (a background command never changes it). Variables and other sh
 state do not carry over.
 - Commands run non-interactively: stdin is empty and there is no terminal, so a \
 command waiting for input ends at once instead of hanging.
-- Timeout: {{default_ms}} ms by default, at most {commands.MAX_TIMEOUT_MS} ms. On timeout \
+- Timeout: {{timeout_ms}} ms by default, at most {commands.MAX_TIMEOUT_MS} ms. On timeout \
 the command and every process it started are stopped; the output printed so far is \
 returned.
 - stdout and stderr are each cut after {LIMIT} characters.
@@ -47,7 +45,7 @@ Usage notes:
 - The command argument is required.
 - You can specify an optional timeout in milliseconds (up to \
 {commands.MAX_TIMEOUT_MS}ms / 10 minutes). If not specified, commands will time out \
-after {{default_ms}}ms. When a command times out, its whole process group is killed and \
+after {{timeout_ms}}ms. When a command times out, its whole process group is killed and \
 the partial output is returned.
 - If the output exceeds {LIMIT} characters, output will be truncated before being \
 returned to you.
@@ -59,7 +57,6 @@ once. Read its output later with the task_output tool. You do not need to append
 '&' to the command when using this parameter."""
 
 
-@tool(name="bash", annotations=destructive("Run a shell command"), output_schema=None)
 async def bash(
     command: Annotated[str, Field(description="The shell command to run.")],
     timeout: Annotated[
@@ -96,3 +93,11 @@ async def bash(
     if finished.cwd is not None:
         session.cwd = finished.cwd
     return finished.text if notice is None else f"{notice}\n\n{finished.text}"
+
+
+TOOL = Declared(
+    function=bash,
+    annotations=destructive("Run a shell command"),
+    description=Filled(DESCRIPTION),
+    compat_description=Filled(COMPAT_DESCRIPTION),
+)

@@ -6,12 +6,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
-from fastmcp.tools import tool
 from pydantic import Field
 
 from boris.files import edit_files
 from boris.session import Session, current_session
-from boris.tools import destructive
+from boris.tools import Declared, destructive
 
 PathArg = Annotated[
     str,
@@ -33,16 +32,10 @@ overwritten file keeps its mode.
 - The write is atomic: the old content is replaced whole or not at all.
 - To change part of an existing file, prefer str_replace."""
 
-#: Added to the description while view-before-edit is on (boris.app.describe).
+#: Added to the description while view-before-edit is on.
 VIEW_FIRST = "\n- Overwriting an existing file requires viewing it first in this session."
 
 
-@tool(
-    name="create_file",
-    description=DESCRIPTION,
-    annotations=destructive("Create or overwrite a file"),
-    output_schema=None,
-)
 async def create_file(
     path: PathArg,
     content: Content,
@@ -50,3 +43,11 @@ async def create_file(
 ) -> str:
     files = session.files
     return await session.blocking(lambda: edit_files.create(files, path, content))
+
+
+TOOL = Declared(
+    function=create_file,
+    annotations=destructive("Create or overwrite a file"),
+    description=DESCRIPTION,
+    view_first=VIEW_FIRST,
+)

@@ -7,13 +7,12 @@ import threading
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
-from fastmcp.tools import tool
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from boris.session import Session, current_session
 from boris.text import LIMIT
-from boris.tools import UNLISTED, read_only
+from boris.tools import UNLISTED, Declared, read_only
 
 DESCRIPTION = """\
 Find files and directories whose path matches a glob pattern.
@@ -41,12 +40,6 @@ _PATH = "The directory to search in. Defaults to the current working directory."
 _TYPE = 'Only return "file"s or only "directory"s. Default: both.'
 
 
-@tool(
-    name="glob",
-    description=DESCRIPTION,
-    annotations=read_only("Find files by name"),
-    output_schema=None,
-)
 async def glob(
     pattern: Annotated[str, Field(description=_PATTERN)],
     path: Annotated[str | SkipJsonSchema[None], Field(description=_PATH)] = None,
@@ -56,12 +49,6 @@ async def glob(
     return await _find(session, pattern, path, type)
 
 
-@tool(
-    name="glob",
-    description=COMPAT_DESCRIPTION,
-    annotations=read_only("Find files by name"),
-    output_schema=None,
-)
 async def glob_compat(
     pattern: Annotated[str, Field(description=_PATTERN)],
     path: Annotated[
@@ -89,3 +76,12 @@ async def _find(session: Session, pattern: str, path: str | None, kind: str | No
         return glob.find(files, pattern, path, kind, stop)
 
     return await session.blocking(run, stop)
+
+
+TOOL = Declared(
+    function=glob,
+    annotations=read_only("Find files by name"),
+    description=DESCRIPTION,
+    compat_function=glob_compat,
+    compat_description=COMPAT_DESCRIPTION,
+)

@@ -13,13 +13,12 @@ import threading
 from typing import Annotated, Any
 
 from fastmcp.dependencies import Depends
-from fastmcp.tools import tool
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from boris.session import Session, current_session
 from boris.text import LIMIT
-from boris.tools import read_only
+from boris.tools import Declared, read_only
 
 #: The compat name of each argument that has one. Each mode's schema lists one name of
 #: a pair; the other is understood as well and, when given, wins.
@@ -94,12 +93,6 @@ _MULTILINE = (
 )
 
 
-@tool(
-    name="grep",
-    description=DESCRIPTION,
-    annotations=read_only("Search file contents"),
-    output_schema=None,
-)
 async def grep(
     pattern: Annotated[str, Field(description=_PATTERN)],
     path: Annotated[str | SkipJsonSchema[None], Field(description=_PATH)] = None,
@@ -144,12 +137,6 @@ async def grep(
     )
 
 
-@tool(
-    name="grep",
-    description=COMPAT_DESCRIPTION,
-    annotations=read_only("Search file contents"),
-    output_schema=None,
-)
 async def grep_compat(
     pattern: Annotated[str, Field(description=_PATTERN)],
     path: Annotated[str | SkipJsonSchema[None], Field(description=_PATH)] = None,
@@ -257,3 +244,13 @@ async def _search(session: Session, **arguments: Any) -> str:
         return grep.run(files, grep.Request(**arguments), stop)
 
     return await session.blocking(run, stop)
+
+
+TOOL = Declared(
+    function=grep,
+    annotations=read_only("Search file contents"),
+    description=DESCRIPTION,
+    compat_function=grep_compat,
+    compat_description=COMPAT_DESCRIPTION,
+    name_pairs=COMPAT_NAMES,
+)

@@ -6,13 +6,12 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
-from fastmcp.tools import tool
 from pydantic import BaseModel, ConfigDict, Field
 
 from boris.files import edit_files
 from boris.session import Session, current_session
-from boris.tools import destructive
-from boris.tools.str_replace import NewStr, OldStr, PathArg, ReplaceAll
+from boris.tools import Declared, destructive
+from boris.tools.str_replace import VIEW_FIRST, NewStr, OldStr, PathArg, ReplaceAll
 
 #: Edits one call may carry.
 MAX_EDITS = 100
@@ -42,12 +41,6 @@ the write is atomic.
 - Prefer it to several str_replace calls on the same file."""
 
 
-@tool(
-    name="multi_edit",
-    description=DESCRIPTION,
-    annotations=destructive("Make several replacements in a file"),
-    output_schema=None,
-)
 async def multi_edit(
     path: PathArg,
     edits: Annotated[
@@ -63,3 +56,11 @@ async def multi_edit(
     steps = [(edit.old_str, edit.new_str, edit.replace_all) for edit in edits]
     files = session.files
     return await session.blocking(lambda: edit_files.multi_replace(files, path, steps))
+
+
+TOOL = Declared(
+    function=multi_edit,
+    annotations=destructive("Make several replacements in a file"),
+    description=DESCRIPTION,
+    view_first=VIEW_FIRST,
+)

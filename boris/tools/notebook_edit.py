@@ -6,12 +6,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
-from fastmcp.tools import tool
 from pydantic import Field
 
 from boris.files import notebook_files
 from boris.session import Session, current_session
-from boris.tools import destructive
+from boris.tools import Declared, destructive
 
 PathArg = Annotated[
     str,
@@ -55,16 +54,10 @@ cell clears its outputs and execution count.
 result is checked with nbformat before the atomic write.
 - Returns the edited cell as view shows it."""
 
-#: Added to the description while view-before-edit is on (boris.app.describe).
+#: Added to the description while view-before-edit is on.
 VIEW_FIRST = "\n- The notebook must have been viewed in this session first (view tool)."
 
 
-@tool(
-    name="notebook_edit",
-    description=DESCRIPTION,
-    annotations=destructive("Edit a notebook cell"),
-    output_schema=None,
-)
 async def notebook_edit(
     path: PathArg,
     cell: CellArg,
@@ -77,3 +70,11 @@ async def notebook_edit(
     return await session.blocking(
         lambda: notebook_files.edit_notebook(files, path, cell, edit_mode, new_source, cell_type)
     )
+
+
+TOOL = Declared(
+    function=notebook_edit,
+    annotations=destructive("Edit a notebook cell"),
+    description=DESCRIPTION,
+    view_first=VIEW_FIRST,
+)

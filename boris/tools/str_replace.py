@@ -6,12 +6,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
-from fastmcp.tools import tool
 from pydantic import Field
 
 from boris.files import edit_files
 from boris.session import Session, current_session
-from boris.tools import destructive
+from boris.tools import Declared, destructive
 
 PathArg = Annotated[
     str,
@@ -45,16 +44,10 @@ to make it unique. An empty new_str deletes old_str.
 the write is atomic.
 - Returns the edited region with line numbers and a few lines of context."""
 
-#: Added to the description while view-before-edit is on (boris.app.describe).
+#: Added to the description while view-before-edit is on.
 VIEW_FIRST = "\n- The file must have been viewed in this session first (view tool)."
 
 
-@tool(
-    name="str_replace",
-    description=DESCRIPTION,
-    annotations=destructive("Replace text in a file"),
-    output_schema=None,
-)
 async def str_replace(
     path: PathArg,
     old_str: OldStr,
@@ -66,3 +59,11 @@ async def str_replace(
     return await session.blocking(
         lambda: edit_files.replace(files, path, old_str, new_str, replace_all)
     )
+
+
+TOOL = Declared(
+    function=str_replace,
+    annotations=destructive("Replace text in a file"),
+    description=DESCRIPTION,
+    view_first=VIEW_FIRST,
+)

@@ -10,13 +10,12 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from fastmcp.dependencies import Depends
-from fastmcp.tools import tool
 from pydantic import Field
 
 from boris.errors import BorisError, Code
 from boris.files import edit_files, view_path
 from boris.session import Session, current_session
-from boris.tools import ViewContent, as_content, destructive
+from boris.tools import Declared, Mention, ViewContent, as_content, destructive
 from boris.tools.view import ViewRange
 
 Command = Annotated[
@@ -64,14 +63,17 @@ InsertText = Annotated[
     Field(description="For insert: another name for new_str."),
 ]
 
-DESCRIPTION = """\
+DESCRIPTION = (
+    """\
 Tool for viewing, creating and editing files.
 * `view` shows a file with line numbers (`N<TAB>line`), or a directory as a tree two \
 levels deep (.git and node_modules left out). Pass `view_range` [start, end] to see part \
 of a long file; without it at most 2000 lines are shown, and any line is cut after 2000 \
 characters. Images come back as images; other binary files as a note with their size.
 * `view` on a Jupyter notebook (`.ipynb`) shows its cells with their outputs, and \
-`view_range` selects cells; edit cells with the `notebook_edit` tool.
+`view_range` selects cells""",
+    Mention("notebook_edit", "; edit cells with the `notebook_edit` tool"),
+    """.
 * `create` writes `file_text` to `path`, creating missing parent directories. It \
 replaces an existing file completely.
 * `str_replace` replaces `old_str` with `new_str`. `old_str` must match the file exactly, \
@@ -80,19 +82,14 @@ true: include enough context to make it unique.
 * `insert` inserts `new_str` as whole lines after line `insert_line` (0 = top of file).
 * Edits keep the file's encoding, line endings and permissions, are written atomically, \
 and return the edited region with line numbers.
-* Relative paths are resolved against the working directory."""
+* Relative paths are resolved against the working directory.""",
+)
 
-#: Added to the description while view-before-edit is on (boris.app.describe).
+#: Added to the description while view-before-edit is on.
 VIEW_FIRST = "\n* View a file before `str_replace` or `insert` on it, or before `create` \
 overwrites it; an edit of a file not viewed in this session is refused."
 
 
-@tool(
-    name="str_replace_editor",
-    description=DESCRIPTION,
-    annotations=destructive("View and edit files"),
-    output_schema=None,
-)
 async def str_replace_editor(
     command: Command,
     path: PathArg,
@@ -137,3 +134,11 @@ def _missing(argument: str, command: str) -> BorisError:
     return BorisError(
         Code.INVALID_INPUT, f"{argument}: missing required argument for the {command} command"
     )
+
+
+TOOL = Declared(
+    function=str_replace_editor,
+    annotations=destructive("View and edit files"),
+    description=DESCRIPTION,
+    view_first=VIEW_FIRST,
+)

@@ -5,14 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from fastmcp.dependencies import CurrentContext, Depends
-from fastmcp.tools import tool
 from pydantic import Field
 
 from boris.session import Session, current_session
 from boris.shell.command import MAX_TIMEOUT_MS
 from boris.shell.tasks import UNREAD_LIMIT
 from boris.text import LIMIT
-from boris.tools import progress_of, read_only
+from boris.tools import Declared, Mention, progress_of, read_only
 
 if TYPE_CHECKING:
     from fastmcp import Context
@@ -20,8 +19,8 @@ if TYPE_CHECKING:
 #: How long a blocking read waits by default, in milliseconds.
 DEFAULT_WAIT_MS = 30_000
 
-# Which text clients read depends on the mode: boris.app.describe picks it.
-DESCRIPTION = f"""\
+DESCRIPTION = (
+    f"""\
 Read the output of a background command started with bash and run_in_background.
 
 While the command runs: `status: running`, then its stderr and stdout so far. Once \
@@ -32,9 +31,12 @@ that have not been read; older ones expire.
 
 To wait instead of polling, set block to true: the call returns as soon as the task \
 finishes, or after timeout ms (default {DEFAULT_WAIT_MS}, at most {MAX_TIMEOUT_MS}) with \
-`status: running`. Stop a task with task_stop."""
+`status: running`.""",
+    Mention("task_stop", " Stop a task with task_stop."),
+)
 
-COMPAT_DESCRIPTION = f"""\
+COMPAT_DESCRIPTION = (
+    f"""\
 Retrieves output from a background bash command, given the task_id that bash \
 returned when it was started with run_in_background.
 
@@ -45,12 +47,12 @@ finished; the task is then removed, so read a finished task only once.
 - Output over {LIMIT} characters per stream is truncated.
 - Set block to true to wait for the command to finish instead of polling: the call \
 returns when it finishes, or after timeout milliseconds (default {DEFAULT_WAIT_MS}, max \
-{MAX_TIMEOUT_MS}) with `status: running`.
-- Use task_stop to end a background command."""
+{MAX_TIMEOUT_MS}) with `status: running`.""",
+    Mention("task_stop", "\n- Use task_stop to end a background command."),
+)
 
 
 # Async on purpose: the task's output is written by the event loop, so it is read there too.
-@tool(name="task_output", annotations=read_only("Read background task output"), output_schema=None)
 async def task_output(
     task_id: Annotated[
         str, Field(description="The task_id that bash returned for a background command.")
@@ -73,3 +75,11 @@ async def task_output(
     if not block:
         return session.tasks.read(task_id)
     return await session.tasks.wait(task_id, timeout / 1000, progress_of(ctx))
+
+
+TOOL = Declared(
+    function=task_output,
+    annotations=read_only("Read background task output"),
+    description=DESCRIPTION,
+    compat_description=COMPAT_DESCRIPTION,
+)

@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
-from fastmcp.tools import tool
 from pydantic import Field
 
 from boris.session import Session, current_session
 from boris.shell.processes import KILL_GRACE
-from boris.tools import destructive
+from boris.tools import Declared, destructive
 
 DESCRIPTION = f"""\
 Stop a background command started with bash and run_in_background (a dev server, a \
@@ -24,12 +23,6 @@ watcher) and return its final output.
 running is ended all the same."""
 
 
-@tool(
-    name="task_stop",
-    description=DESCRIPTION,
-    annotations=destructive("Stop a background task"),
-    output_schema=None,
-)
 async def task_stop(
     task_id: Annotated[
         str, Field(description="The task_id that bash returned for a background command.")
@@ -37,3 +30,10 @@ async def task_stop(
     session: Session = Depends(current_session),
 ) -> str:
     return await session.tasks.stop(task_id)
+
+
+TOOL = Declared(
+    function=task_stop,
+    annotations=destructive("Stop a background task"),
+    description=DESCRIPTION,
+)

@@ -6,12 +6,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
-from fastmcp.tools import tool
 from pydantic import Field
 
 from boris.files import view_path
 from boris.session import Session, current_session
-from boris.tools import ViewContent, as_content, read_only
+from boris.tools import Declared, Mention, ViewContent, as_content, read_only
 
 PathArg = Annotated[
     str,
@@ -30,7 +29,8 @@ ViewRange = Annotated[
     ),
 ]
 
-DESCRIPTION = """\
+DESCRIPTION = (
+    """\
 Read a file or list a directory.
 
 - A text file comes back with line numbers: the number, a tab, then the line. Without \
@@ -40,22 +40,19 @@ view_range at most 2000 lines are shown (a note gives the total); use view_range
 as a note with their size.
 - A Jupyter notebook (.ipynb) comes back as its cells: a `[cell N] type id=...` line, \
 the numbered source, then the outputs as `| ` lines (long ones cut), their images as \
-images; view_range then selects cells. Edit cells with notebook_edit.
+images; view_range then selects cells.""",
+    Mention("notebook_edit", " Edit cells with notebook_edit."),
+    """
 - A directory comes back as a tree two levels deep; .git and node_modules are left out, \
 other hidden entries are shown, symlinks show their target.
-- Relative paths are resolved against the working directory (which bash's cd changes)."""
+- Relative paths are resolved against the working directory (which bash's cd changes).""",
+)
 
-#: Added to the description while view-before-edit is on (boris.app.describe).
+#: Added to the description while view-before-edit is on.
 VIEW_FIRST = "\n- A file must be viewed in this session before str_replace or create_file \
 may change it."
 
 
-@tool(
-    name="view",
-    description=DESCRIPTION,
-    annotations=read_only("View a file or directory"),
-    output_schema=None,
-)
 async def view(
     path: PathArg,
     view_range: ViewRange = None,
@@ -63,3 +60,11 @@ async def view(
 ) -> ViewContent:
     files = session.files
     return await session.blocking(lambda: as_content(view_path.view(files, path, view_range)))
+
+
+TOOL = Declared(
+    function=view,
+    annotations=read_only("View a file or directory"),
+    description=DESCRIPTION,
+    view_first=VIEW_FIRST,
+)

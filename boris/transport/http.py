@@ -1,42 +1,50 @@
 """The streamable HTTP transport: the app at ``/mcp`` behind Boris's ASGI guards, on uvicorn.
 
-The guards, outermost first: permissive CORS on every route; on ``/mcp`` the bearer
-token or, without one, the origin check; the refusal of the stateless protocol
-revision (sessions need the handshake); a bounded request body, read once and checked
-as a STDIO line is (boris.transport.jsonrpc).
+fastmcp's ``http_app`` and the MCP SDK's session manager serve ``/mcp``. The guards,
+outermost first: permissive CORS on every route; on ``/mcp`` the bearer token or,
+without one, the origin check; the refusal of the stateless protocol revision
+(sessions need the handshake); a bounded request body, read and parsed once
+(boris.transport.jsonrpc, as a STDIO line is).
+
+A tool call goes on to the SDK without its arguments, which the edge takes from beside
+it (boris.edge.arguments_beside): they are parsed once, and off the event loop when
+large, and the SDK's parser (which refuses a lone surrogate anywhere in a message)
+reads a few hundred bytes.
 
 A request that carries no progress token is answered with one ``application/json``
 body; one that does, with an SSE stream that carries its progress notifications
 before the reply (both are answers the streamable HTTP transport allows). The stream
-costs the server a response task and its own send loop per call.
+costs the server a response task and its own send loop per call
+(boris.seams.sdk.adapt_session_manager).
 """
 
 from __future__ import annotations
 
-import asyncio
 import hmac
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
-from contextlib import asynccontextmanager
-from contextvars import ContextVar
+from collections.abc import Awaitable, Callable, MutableMapping
+from contextlib import ExitStack
 from typing import Any
 from urllib.parse import urlsplit
 
 import anyio
 import mcp_types
+import pydantic_core
 from fastmcp import FastMCP
-from mcp.server.streamable_http import StreamableHTTPServerTransport, check_accept_headers
+from mcp.server.streamable_http import check_accept_headers
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from pydantic_core import PydanticSerializationError
 from starlette.middleware import Middleware as ASGIMiddleware
 from starlette.requests import Request
 
-from boris.app import call_screen
-from boris.edge import CallScreen
+from boris.edge import arguments_beside
+from boris.seams.sdk import adapt_session_manager, answering_plainly
 from boris.settings import Settings
 from boris.transport.jsonrpc import (
-    Answer,
     Refusal,
+    encode,
+    error_reply,
     max_message_size,
     read_message,
     too_large,
@@ -51,6 +59,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
+#: SPEC §2: these headers on every response, and on the 204 answering any OPTIONS.
 _CORS_HEADERS = [
     (b"access-control-allow-origin", b"*"),
     (b"access-control-allow-methods", b"GET, POST, DELETE, OPTIONS"),
@@ -64,7 +73,14 @@ _CORS_HEADERS = [
 
 
 async def _send_json(send: Send, status: int, body: object) -> None:
-    payload = json.dumps(body).encode()
+    await _send_body(send, status, json.dumps(body).encode())
+
+
+async def _send_reply(send: Send, status: int, reply: mcp_types.JSONRPCMessage) -> None:
+    await _send_body(send, status, encode(reply))
+
+
+async def _send_body(send: Send, status: int, payload: bytes) -> None:
     await send(
         {
             "type": "http.response.start",
@@ -98,7 +114,15 @@ def _is_mcp_path(scope: Scope) -> bool:
 
 
 class Cors:
-    """Permissive CORS on every route; any OPTIONS request is a preflight (204)."""
+    """Permissive CORS on every route; any OPTIONS request is a preflight (204).
+
+    Not Starlette's CORSMiddleware, which cannot say what SPEC §2 asks: it answers a
+    preflight 200 ``OK`` and only when the request carries Origin and
+    Access-Control-Request-Method (SPEC: any OPTIONS, 204); it adds the CORS-safelisted
+    headers to Access-Control-Allow-Headers and sorts them (SPEC: exactly these five),
+    and it sends no CORS header on a response to a request without Origin (SPEC:
+    every response).
+    """
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -194,15 +218,12 @@ class HandshakeOnly:
         if scope["type"] == "http" and scope["method"] == "POST" and _is_mcp_path(scope):
             requested = _header(scope, b"mcp-protocol-version")
             if requested is not None and requested not in HANDSHAKE_PROTOCOL_VERSIONS:
-                error = {
-                    "code": mcp_types.UNSUPPORTED_PROTOCOL_VERSION,
-                    "message": "Unsupported protocol version",
-                    "data": {
-                        "supported": list(HANDSHAKE_PROTOCOL_VERSIONS),
-                        "requested": requested,
-                    },
-                }
-                await _send_json(send, 400, {"jsonrpc": "2.0", "id": None, "error": error})
+                reply = error_reply(
+                    mcp_types.UNSUPPORTED_PROTOCOL_VERSION,
+                    "Unsupported protocol version",
+                    data={"supported": list(HANDSHAKE_PROTOCOL_VERSIONS), "requested": requested},
+                )
+                await _send_reply(send, 400, reply)
                 return
         await self.app(scope, receive, send)
 
@@ -212,20 +233,17 @@ class RequestBodies:
 
     The body is read here, at most ``limit`` bytes (413 beyond, with the request's id
     if the body's first or last bytes show it; nothing more of it is kept), and
-    checked as a STDIO line is (boris.transport.jsonrpc): what is not one valid
-    message gets its JSON-RPC error with 400; a tool call refused before it runs (a
-    tool that is not served, arguments the tool cannot take, a lone surrogate, which the
-    SDK's parser would refuse as a whole) gets its tool result. Everything else goes on
-    to the SDK unchanged.
+    parsed as a STDIO line is (boris.transport.jsonrpc): what is not one valid
+    message gets its JSON-RPC error with 400. A tool call goes on without its
+    arguments, beside it; everything else goes on to the SDK unchanged.
     """
 
-    #: Bodies up to this size are checked on the event loop; larger ones in a thread.
+    #: Bodies up to this size are parsed on the event loop; larger ones in a thread.
     _INLINE = 1 << 16
 
-    def __init__(self, app: ASGIApp, limit: int, screen: CallScreen) -> None:
+    def __init__(self, app: ASGIApp, limit: int) -> None:
         self.app = app
         self.limit = limit
-        self.screen = screen
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST" or not _is_mcp_path(scope):
@@ -254,31 +272,32 @@ class RequestBodies:
         body = bytes(buffer)
         del buffer
         if len(body) <= self._INLINE:
-            verdict = read_message(body, self.screen)
+            verdict = read_message(body)
         else:
-            verdict = await anyio.to_thread.run_sync(read_message, body, self.screen)
-        if isinstance(verdict, Refusal | Answer):
-            await _send_json(
-                send, 200 if isinstance(verdict, Answer) else 400, _dumped(verdict.reply)
-            )
+            verdict = await anyio.to_thread.run_sync(read_message, body)
+        if isinstance(verdict, Refusal):
+            await _send_reply(send, 400, verdict.reply)
             return
-        plain = isinstance(verdict, mcp_types.JSONRPCRequest) and _answered_plainly(verdict, scope)
-        del verdict
-        # The body is handed on once and not kept here: the SDK makes its own copy.
-        pending = [{"type": "http.request", "body": body, "more_body": False}]
-        del body
+        with ExitStack() as around:
+            if isinstance(verdict, mcp_types.JSONRPCRequest):
+                if _answered_plainly(verdict, scope):
+                    around.enter_context(answering_plainly())
+                call = _without_arguments(verdict)
+                if call is not None:
+                    body, name, arguments = call
+                    del call
+                    around.enter_context(arguments_beside(verdict.id, name, arguments))
+                    scope = _with_length(scope, len(body))
+                    del arguments
+            del verdict
+            # The body is handed on once and not kept here: the SDK makes its own copy.
+            pending = [{"type": "http.request", "body": body, "more_body": False}]
+            del body
 
-        async def replay() -> Message:
-            return pending.pop() if pending else await receive()
+            async def replay() -> Message:
+                return pending.pop() if pending else await receive()
 
-        if not plain:
             await self.app(scope, replay, send)
-            return
-        answer_as_json = _ANSWER_AS_JSON.set(asyncio.current_task())
-        try:
-            await self.app(scope, replay, send)
-        finally:
-            _ANSWER_AS_JSON.reset(answer_as_json)
 
     async def _too_large(
         self, receive: Receive, send: Send, head: bytes, tail: bytes, *, more: bool
@@ -309,16 +328,7 @@ class RequestBodies:
             tail = (tail + data[-TAIL:])[-TAIL:]
         if found is None:
             found = id_from_end(tail)
-        await _send_json(send, 413, _dumped(too_large(self.limit, found).reply))
-
-
-#: The task handling a request that is answered with one JSON body (see
-#: :class:`_PlainWhenQuiet`), set around the request's way down the ASGI stack. A task
-#: started meanwhile inherits the value but is not that task: the session's own tasks
-#: (started by its opening request) keep the stream's rules.
-_ANSWER_AS_JSON: ContextVar[asyncio.Task[Any] | None] = ContextVar(
-    "boris_answer_as_json", default=None
-)
+        await _send_reply(send, 413, too_large(self.limit, found).reply)
 
 
 def _answered_plainly(request: mcp_types.JSONRPCRequest, scope: Scope) -> bool:
@@ -333,24 +343,33 @@ def _answered_plainly(request: mcp_types.JSONRPCRequest, scope: Scope) -> bool:
     return has_json and has_sse
 
 
-class _PlainWhenQuiet(StreamableHTTPServerTransport):
-    """The SDK's session transport, told per request whether to answer with one JSON
-    body or an SSE stream: its own switch holds for all of a session's requests."""
+def _without_arguments(
+    request: mcp_types.JSONRPCRequest,
+) -> tuple[bytes, str, dict[str, Any]] | None:
+    """For a tool call whose arguments are an object: the message without them, as the
+    body the SDK reads, the tool's name and the arguments. None for any other message,
+    and for one holding what JSON cannot carry outside its arguments (the SDK's parser
+    then refuses the message as a whole, as it would have)."""
+    params = request.params
+    if request.method != "tools/call" or params is None:
+        return None
+    name, arguments = params.get("name"), params.get("arguments")
+    if not isinstance(name, str) or not isinstance(arguments, dict):
+        return None
+    rest = {key: value for key, value in params.items() if key != "arguments"}
+    envelope = {"jsonrpc": "2.0", "id": request.id, "method": request.method, "params": rest}
+    try:
+        body = pydantic_core.to_json(envelope)
+    except PydanticSerializationError:
+        return None
+    return body, name, arguments
 
-    @property
-    def is_json_response_enabled(self) -> bool:
-        plain = _ANSWER_AS_JSON.get()
-        return plain is not None and plain is asyncio.current_task()
 
-    @is_json_response_enabled.setter
-    def is_json_response_enabled(self, value: bool) -> None:
-        # Set once by the SDK's constructor from http_app's json_response=False: the
-        # stream is the default, for GET and for requests that want progress.
-        assert not value
-
-
-def _dumped(reply: mcp_types.JSONRPCError | mcp_types.JSONRPCResponse) -> dict[str, Any]:
-    return reply.model_dump(by_alias=True, exclude_unset=True)
+def _with_length(scope: Scope, length: int) -> Scope:
+    """``scope`` with headers saying its body is ``length`` bytes long."""
+    framing = (b"content-length", b"transfer-encoding")
+    headers = [(k, v) for k, v in scope["headers"] if k.lower() not in framing]
+    return {**scope, "headers": [*headers, (b"content-length", str(length).encode())]}
 
 
 def http_app(mcp: FastMCP[Any], settings: Settings) -> Any:
@@ -365,54 +384,11 @@ def http_app(mcp: FastMCP[Any], settings: Settings) -> Any:
             ASGIMiddleware(Cors),
             ASGIMiddleware(AccessGuard, token=settings.token, allow_origins=settings.allow_origins),
             ASGIMiddleware(HandshakeOnly),
-            ASGIMiddleware(RequestBodies, limit=limit, screen=call_screen(mcp)),
+            ASGIMiddleware(RequestBodies, limit=limit),
         ],
     )
-    _adapt_session_manager(app)
+    adapt_session_manager(app, limit)
     return app
-
-
-def _adapt_session_manager(app: Any) -> None:
-    """Once the SDK's session manager exists (the app has started): leave the body
-    limit to RequestBodies alone, and answer quiet requests plainly.
-
-    The MCP SDK caps a request body at 4 MiB (mcp.server.transport_security
-    RequestBodyLimitMiddleware, in front of its session manager) and fastmcp passes no
-    other limit on; it also copies the body twice. RequestBodies already enforces
-    Boris's limit and reads the body once, so its limiter is taken out. Each new
-    session gets a transport that answers a request without a progress token with one
-    JSON body (:class:`_PlainWhenQuiet`).
-    """
-    from mcp.server.transport_security import RequestBodyLimitMiddleware
-
-    (endpoint,) = [route.endpoint for route in app.routes if getattr(route, "path", None) == "/mcp"]
-    start = app.router.lifespan_context
-
-    @asynccontextmanager
-    async def lifespan(starlette: Any) -> AsyncIterator[Any]:
-        async with start(starlette) as state:
-            manager = endpoint.session_manager
-            limiter = manager.asgi_app
-            assert isinstance(limiter, RequestBodyLimitMiddleware), limiter
-            manager.asgi_app = limiter.app
-            _answer_quiet_requests_plainly(manager)
-            yield state
-
-    app.router.lifespan_context = lifespan
-
-
-def _answer_quiet_requests_plainly(manager: Any) -> None:
-    """Give each new session of ``manager`` a transport that answers a request without
-    a progress token with one JSON body (see :class:`_PlainWhenQuiet`)."""
-    admit = manager._admit_session
-
-    def admit_plain_when_quiet(*args: Any, **kwargs: Any) -> Any:
-        transport = admit(*args, **kwargs)
-        if isinstance(transport, StreamableHTTPServerTransport):
-            transport.__class__ = _PlainWhenQuiet
-        return transport
-
-    manager._admit_session = admit_plain_when_quiet
 
 
 async def serve_http(mcp: FastMCP[Any], settings: Settings) -> None:

@@ -1,8 +1,9 @@
-"""What Boris accepts as one JSON-RPC message, on STDIO and HTTP alike.
+"""What Boris accepts as one JSON-RPC message, on STDIO and HTTP alike, and the JSON-RPC
+error replies both transports send.
 
 A client that sends something the MCP SDK cannot use must get an answer, or it waits
 forever. Both transports hand every incoming line or body to :func:`read_message`, which
-returns the message or the JSON-RPC error that answers it instead:
+parses it once and returns the message or the JSON-RPC error that answers it instead:
 
 - more values than any message needs (boris.transport.prescan.MAX_VALUES, counted
   before it is parsed): ``-32600`` with its id, as far as its ends show it;
@@ -14,11 +15,8 @@ returns the message or the JSON-RPC error that answers it instead:
   naming it could be encoded): ``-32600`` with id null;
 - anything else that is not a request, notification or response: ``-32600``.
 
-A ``tools/call`` that the edge would refuse before running anything (a tool that is
-not served, arguments the tool cannot take: boris.edge.CallScreen) is answered here
-too, with its tool result: in the thread that read it, so that neither the event loop
-nor the SDK (whose parser refuses a lone surrogate anywhere in a message) ever walks
-what it holds.
+A lone surrogate elsewhere in a message is valid JSON and is kept: the edge
+(boris.edge) refuses a tool call's argument that holds one, naming it.
 
 A message may be at most :func:`max_message_size` bytes: enough for a file of
 ``--max-file-size`` bytes of text however a client escapes it, plus the envelope.
@@ -28,7 +26,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,14 +36,11 @@ from mcp_types import (
     ErrorData,
     JSONRPCError,
     JSONRPCMessage,
-    JSONRPCRequest,
-    JSONRPCResponse,
     jsonrpc_message_adapter,
 )
 from pydantic import ValidationError
 
-from boris.edge import CallScreen
-from boris.text import LONE_SURROGATE, has_lone_surrogate
+from boris.text import LONE_SURROGATE
 from boris.transport import prescan
 
 #: JSON escapes text without control characters to at most 3 bytes per byte of UTF-8:
@@ -64,18 +58,26 @@ def max_message_size(max_file_size: int) -> int:
     return ESCAPING * max_file_size + ENVELOPE
 
 
+def error_reply(
+    code: int, message: str, request_id: int | str | None = None, data: Any = None
+) -> JSONRPCError:
+    """A JSON-RPC error reply: every one that Boris itself sends is made here."""
+    extra = {} if data is None else {"data": data}
+    error = ErrorData(code=code, message=message, **extra)
+    return JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+
+
+def encode(message: JSONRPCMessage) -> bytes:
+    """``message`` as the JSON text of one line or body. PydanticSerializationError if
+    it holds what JSON cannot carry (a lone surrogate)."""
+    return jsonrpc_message_adapter.dump_json(message, by_alias=True, exclude_unset=True)
+
+
 @dataclass(frozen=True)
 class Refusal:
     """What answers a line or body that is not a message the server can take."""
 
     reply: JSONRPCError
-
-
-@dataclass(frozen=True)
-class Answer:
-    """What answers a tool call refused before it reaches the server: its tool result."""
-
-    reply: JSONRPCResponse
 
 
 def too_large(limit: int, request_id: int | str | None) -> Refusal:
@@ -90,13 +92,13 @@ def too_large(limit: int, request_id: int | str | None) -> Refusal:
 
 
 def _refusal(code: int, message: str, request_id: int | str | None = None) -> Refusal:
-    error = ErrorData(code=code, message=message)
-    return Refusal(JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+    return Refusal(error_reply(code, message, request_id))
 
 
 # pydantic's parser refuses an escaped lone surrogate ("\ud800"), which is valid JSON;
 # only then is the line read again by the standard library's, which keeps it, so that a
 # tool call can be answered by naming the argument instead of refusing the whole line.
+# (Only such a line is read twice.)
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
@@ -113,11 +115,8 @@ def parse_json(data: bytes | bytearray) -> Any:
         raise ValueError("nested too deeply") from None
 
 
-def read_message(
-    data: bytes | bytearray, screen: CallScreen | None = None
-) -> JSONRPCMessage | Refusal | Answer:
-    """The message in ``data`` (one line or request body), or the error that answers
-    it; with a ``screen``, the result of a tool call it refuses."""
+def read_message(data: bytes | bytearray) -> JSONRPCMessage | Refusal:
+    """The message in ``data`` (one line or request body), or the error that answers it."""
     if len(data) > prescan.MAX_VALUES and prescan.too_many_values(data):
         return _refusal(
             INVALID_REQUEST,
@@ -134,38 +133,13 @@ def read_message(
         request_id = value["id"]
         if type(request_id) is not int and not isinstance(request_id, str):
             return _refusal(INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
-        if not _echoable(request_id):
+        if not prescan.echoable(request_id):
             return _refusal(INVALID_REQUEST, f"Invalid Request: id {LONE_SURROGATE}")
     try:
         message: JSONRPCMessage = jsonrpc_message_adapter.validate_python(value, by_name=False)
     except ValidationError:
         request_id = value.get("id") if isinstance(value, dict) else None
         return _refusal(
-            INVALID_REQUEST, "Invalid Request", request_id if _echoable(request_id) else None
+            INVALID_REQUEST, "Invalid Request", request_id if prescan.echoable(request_id) else None
         )
-    if screen is not None and isinstance(message, JSONRPCRequest):
-        return _screened(message, screen)
     return message
-
-
-def _screened(message: JSONRPCRequest, screen: CallScreen) -> JSONRPCRequest | Answer:
-    """``message``, or the answer to a tool call that ``screen`` refuses."""
-    params = message.params or {}
-    name, arguments = params.get("name"), params.get("arguments", {})
-    if message.method != "tools/call" or not isinstance(name, str):
-        return message
-    if not isinstance(arguments, Mapping):
-        return message  # the SDK's refusal
-    refusal = screen.refusal(name, arguments)
-    if refusal is None:
-        return message
-    result = {"content": [{"type": "text", "text": refusal}], "isError": True}
-    return Answer(JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result))
-
-
-def _echoable(request_id: object) -> bool:
-    """Whether ``request_id`` can be written back in a reply: an integer, or a string
-    that is Unicode text."""
-    if type(request_id) is int:
-        return True
-    return isinstance(request_id, str) and not has_lone_surrogate(request_id)

@@ -20,6 +20,8 @@ from __future__ import annotations
 import json
 import re
 
+from boris.text import has_lone_surrogate
+
 #: Bytes of a message's start, and of its end, kept to find its id.
 HEAD = 4096
 TAIL = 1024
@@ -85,15 +87,15 @@ def id_from_end(tail: bytes) -> int | str | None:
 def _usable(token: bytes) -> int | str | None:
     """The id ``token`` (a plain JSON value) stands for, if a reply can carry it."""
     value = json.loads(token)
-    if type(value) is int:
-        return value
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate
-            return None
-        return value
-    return None
+    return value if echoable(value) else None
+
+
+def echoable(request_id: object) -> bool:
+    """Whether a reply can carry ``request_id``: an integer, or a string that is Unicode
+    text (JSON can escape a lone surrogate, which no reply can be encoded with)."""
+    if type(request_id) is int:
+        return True
+    return isinstance(request_id, str) and not has_lone_surrogate(request_id)
 
 
 def too_many_values(data: bytes | bytearray) -> bool:

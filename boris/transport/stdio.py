@@ -11,9 +11,9 @@ whole messages:
 - a line longer than the message limit (boris.transport.jsonrpc.max_message_size) is
   refused with a JSON-RPC error carrying its request id (found in its first or last
   bytes: boris.transport.prescan), and the rest of it is skipped without being kept;
-- each line is parsed once (boris.transport.jsonrpc.read_message); what is not a
-  message gets its JSON-RPC error instead of silence, and a tool call refused before it
-  runs (boris.edge.CallScreen) its tool result, both from the reading thread;
+- each line is parsed once (boris.transport.jsonrpc.read_message), in the reading
+  thread; what is not a message gets its JSON-RPC error instead of silence, and the
+  server gets the message itself, not its text;
 - one writer sends every reply as one whole line; a reply that cannot be encoded is
   replaced by an error reply to the same request, and the session goes on.
 
@@ -34,25 +34,24 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.shared.message import SessionMessage
-from mcp_types import (
-    INTERNAL_ERROR,
-    ErrorData,
-    JSONRPCError,
-    JSONRPCMessage,
-    JSONRPCResponse,
-    jsonrpc_message_adapter,
-)
+from mcp_types import INTERNAL_ERROR, JSONRPCError, JSONRPCMessage, JSONRPCResponse
 from pydantic_core import PydanticSerializationError
 
-from boris.app import call_screen
-from boris.transport.jsonrpc import Answer, Refusal, max_message_size, read_message, too_large
+from boris.seams.fastmcp import low_level_server
+from boris.transport.jsonrpc import (
+    Refusal,
+    encode,
+    error_reply,
+    max_message_size,
+    read_message,
+    too_large,
+)
 from boris.transport.prescan import HEAD, TAIL, id_from_end, id_from_start, request_id
 
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
     from fastmcp import FastMCP
 
-    from boris.edge import CallScreen
     from boris.settings import Settings
 
 log = logging.getLogger("boris.stdio")
@@ -183,7 +182,6 @@ class StdioGuard:
         self._stop_read, self._stop_write = os.pipe()
         self._output_open = True
         self._lines = LineReader(self._real_in, self._stop_read, max_message)
-        self._screen: CallScreen | None = None  # the served app's, once serving
 
     def stop_input(self) -> None:
         """End the server's input now, as if the client had closed stdin."""
@@ -200,15 +198,13 @@ class StdioGuard:
 
         to_server, server_input = anyio.create_memory_object_stream[SessionMessage | Exception]()
         server_output, to_client = anyio.create_memory_object_stream[SessionMessage]()
-        self._screen = call_screen(mcp)
         token = set_transport("stdio")
         try:
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(self._pump_input, to_server, server_output.clone())
                 tasks.start_soon(self._pump_output, to_client)
-                # fastmcp serves STDIO only through the SDK's transport; the low-level
-                # server it wraps is the one entry point that takes other streams.
-                server = mcp._mcp_server
+                # The low-level server fastmcp wraps takes other streams than the SDK's.
+                server = low_level_server(mcp)
                 options = server.create_initialization_options()
                 try:
                     await server.run(server_input, server_output, options)
@@ -229,19 +225,19 @@ class StdioGuard:
                 item = await anyio.to_thread.run_sync(self._next_message)
                 if item is None:
                     return
-                if isinstance(item, Refusal | Answer):
+                if isinstance(item, Refusal):
                     await replies.send(SessionMessage(item.reply))
                 else:
                     await to_server.send(SessionMessage(item))
 
-    def _next_message(self) -> JSONRPCMessage | Refusal | Answer | None:
-        """The next message, or what answers the next line without the server (an error,
-        a refused tool call); None at the end of input. Blocks: runs in a worker thread."""
+    def _next_message(self) -> JSONRPCMessage | Refusal | None:
+        """The next message, or the error that answers the next line without the server;
+        None at the end of input. Blocks: runs in a worker thread."""
         while (line := self._lines.next()) is not None:
             if isinstance(line, TooLong):
                 return too_large(self.max_message, line.request_id)
             if line and not line.isspace():  # blank lines are harmless
-                return read_message(line, self._screen)
+                return read_message(line)
         return None
 
     # --- output ---------------------------------------------------------------------
@@ -266,22 +262,16 @@ class StdioGuard:
 def _encode(message: JSONRPCMessage) -> bytes | None:
     """A message as one JSON line; an error reply instead if it cannot be encoded."""
     try:
-        return _dump(message)
+        return encode(message)
     except PydanticSerializationError as exc:
         log.warning("a reply could not be encoded as JSON: %s", exc)
         if not isinstance(message, JSONRPCResponse | JSONRPCError) or message.id is None:
             return None  # a notification, or an answer to nobody: dropped
-        error = ErrorData(
-            code=INTERNAL_ERROR, message="Internal error: the reply could not be encoded as JSON"
-        )
+        text = "Internal error: the reply could not be encoded as JSON"
         try:
-            return _dump(JSONRPCError(jsonrpc="2.0", id=message.id, error=error))
+            return encode(error_reply(INTERNAL_ERROR, text, message.id))
         except PydanticSerializationError:  # the id itself cannot be encoded
-            return _dump(JSONRPCError(jsonrpc="2.0", id=None, error=error))
-
-
-def _dump(message: JSONRPCMessage) -> bytes:
-    return jsonrpc_message_adapter.dump_json(message, by_alias=True, exclude_unset=True)
+            return encode(error_reply(INTERNAL_ERROR, text))
 
 
 def _write_line(fd: int, data: bytes) -> None:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import REPO, http_client, ok_text, stdio_client
+from tests.support import DEFAULT_TOOLS, REPO, http_client, ok_text, stdio_client
 
 DOCKER = os.environ.get("DOCKER") or shutil.which("docker")
 IMAGE = "boris-test/boris"
@@ -253,7 +253,7 @@ async def test_the_zipapp_alone_serves_stdio_in_a_plain_debian_python(
         async with stdio_client(command=command, mode="legacy") as client:
             result = client.initialize_result
             assert result is not None
-            assert len(await client.list_tools()) == 11
+            assert len(await client.list_tools()) == len(DEFAULT_TOOLS)
             bash = await client.call_tool("bash", {"command": "python3 --version; id -u"})
             assert ok_text(bash).startswith("exit_code: 0\n\nstdout:\nPython 3.")
     finally:

@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 
 from tests.support import (
+    DEFAULT_TOOLS,
     REPO,
     VERSION,
     http_client,
@@ -48,19 +49,6 @@ BASE_PYTHON = getattr(sys, "_base_executable", sys.executable)
 #: This machine's target, named as build_zipapp.sh names them (linux-x86_64, darwin-arm64).
 NATIVE = f"{sys.platform}-{platform.machine()}"
 
-TOOLS = [
-    "bash",
-    "task_output",
-    "task_stop",
-    "view",
-    "str_replace",
-    "multi_edit",
-    "apply_patch",
-    "create_file",
-    "notebook_edit",
-    "grep",
-    "glob",
-]
 
 # A .env that would change fastmcp's behaviour (and Boris's) if anything read it.
 DOTENV = """\
@@ -240,7 +228,7 @@ async def test_stdio_round_trip(
         assert result is not None
         assert result.instructions == f"Working directory: {os.path.realpath(workdir)}"
         # The .env asked to disable bash; nothing reads it.
-        assert [t.name for t in await client.list_tools()] == TOOLS
+        assert [t.name for t in await client.list_tools()] == DEFAULT_TOOLS
         bash = await client.call_tool("bash", {"command": "echo $((6 * 7)); pwd"})
         assert ok_text(bash) == f"exit_code: 0\n\nstdout:\n42\n{os.path.realpath(workdir)}\n"
         view = await client.call_tool("view", {"path": "notes.txt"})
@@ -334,7 +322,7 @@ async def test_http(pyz: Path, run_dir: tuple[Path, dict[str, str]]) -> None:
             result = client.initialize_result
             assert result is not None
             assert result.instructions == f"Working directory: {os.path.realpath(workdir)}"
-            assert [t.name for t in await client.list_tools()] == TOOLS
+            assert [t.name for t in await client.list_tools()] == DEFAULT_TOOLS
             bash = await client.call_tool("bash", {"command": "echo over http"})
             assert ok_text(bash) == "exit_code: 0\n\nstdout:\nover http\n"
         assert "FastMCP" not in server.stderr()  # no banner

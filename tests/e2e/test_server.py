@@ -16,6 +16,7 @@ import pytest
 
 from tests.support import (
     BORIS,
+    DEFAULT_TOOLS,
     INITIALIZE,
     VERSION,
     RawStdio,
@@ -87,7 +88,7 @@ def test_stdio_answers_malformed_lines_and_keeps_serving(raw: RawStdio) -> None:
         "error": {"code": -32601, "message": "Method not found", "data": "no/such/method"},
     }
     raw.send({"jsonrpc": "2.0", "id": 6, "method": "tools/list"})
-    assert len(raw.receive()["result"]["tools"]) == 11
+    assert len(raw.receive()["result"]["tools"]) == len(DEFAULT_TOOLS)
 
 
 def test_stdio_eof_exits_cleanly_with_logs_only_on_stderr(raw: RawStdio) -> None:

@@ -37,7 +37,12 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
 from mcp_types import TextContent
 
+from boris import toolset
+
 BORIS = [sys.executable, "-m", "boris"]
+#: The tools a server started without flags serves, from the list of tools (the list
+#: itself is checked by hand in tests/tools/test_tools_list.py).
+DEFAULT_TOOLS = list(toolset.served(compat=False))
 REPO = Path(__file__).resolve().parents[2]
 #: The release the package declares, read from its metadata source rather than asked of Boris
 #: (the one `version = ` line of pyproject.toml; tomllib is not in Python 3.10).

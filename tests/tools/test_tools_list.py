@@ -179,3 +179,81 @@ async def test_annotations(tmp_path: Path) -> None:
         else:
             assert tool.annotations.destructive_hint is True, tool.name
             assert tool.annotations.read_only_hint is False, tool.name
+
+
+def _snapshot_description(mode: str, name: str) -> str:
+    description: str = json.loads((SNAPSHOTS / mode / f"{name}.json").read_text())["description"]
+    return description
+
+
+async def _descriptions(tmp_path: Path, *flags: str) -> dict[str, str]:
+    async with app_client(*flags, workdir=tmp_path) as client:
+        return {t.name: t.description or "" for t in await client.list_tools()}
+
+
+@pytest.mark.parametrize(
+    ("flags", "tool", "left_out"),
+    [
+        (["--disable-tools", "notebook_edit"], "view", " Edit cells with notebook_edit."),
+        (
+            ["--anthropic-compat", "--disable-tools", "notebook_edit"],
+            "str_replace_editor",
+            "; edit cells with the `notebook_edit` tool",
+        ),
+        (["--disable-tools", "task_stop"], "task_output", " Stop a task with task_stop."),
+        (
+            ["--anthropic-compat", "--disable-tools", "task_stop"],
+            "task_output",
+            "\n- Use task_stop to end a background command.",
+        ),
+    ],
+)
+async def test_a_description_names_no_tool_that_is_not_served(
+    tmp_path: Path, flags: list[str], tool: str, left_out: str
+) -> None:
+    # The snapshot's text (every tool served), without the sentence about the tool that
+    # is not: a client would call a tool it has not got.
+    full = _snapshot_description("compat" if "--anthropic-compat" in flags else "default", tool)
+    assert full.count(left_out) == 1
+    assert (await _descriptions(tmp_path, *flags))[tool] == full.replace(left_out, "")
+
+
+VIEW_FIRST = {
+    "default": {
+        "view": "\n- A file must be viewed in this session before str_replace or create_file "
+        "may change it.",
+        "str_replace": "\n- The file must have been viewed in this session first (view tool).",
+        "multi_edit": "\n- The file must have been viewed in this session first (view tool).",
+        "apply_patch": "\n- A file must have been viewed in this session before the patch "
+        "updates, moves or deletes it.",
+        "create_file": "\n- Overwriting an existing file requires viewing it first in this "
+        "session.",
+        "notebook_edit": "\n- The notebook must have been viewed in this session first (view "
+        "tool).",
+    },
+    "compat": {
+        "str_replace_editor": "\n* View a file before `str_replace` or `insert` on it, or "
+        "before `create` overwrites it; an edit of a file not viewed in this session is "
+        "refused.",
+        "apply_patch": "\n- A file must have been viewed in this session before the patch "
+        "updates, moves or deletes it.",
+        "notebook_edit": "\n- The notebook must have been viewed in this session first (view "
+        "tool).",
+    },
+}
+
+
+@pytest.mark.parametrize(("mode", "flags"), [("default", []), ("compat", ["--anthropic-compat"])])
+async def test_descriptions_follow_the_settings(
+    tmp_path: Path, mode: str, flags: list[str]
+) -> None:
+    # Without view-before-edit the editing tools lose their sentence about it, and no
+    # other text changes; bash names the default timeout --timeout sets.
+    plain = await _descriptions(tmp_path, *flags, "--require-view-before-edit", "false")
+    for name, text in plain.items():
+        sentence = VIEW_FIRST[mode].get(name, "")
+        assert text + sentence == _snapshot_description(mode, name), name
+    timed = (await _descriptions(tmp_path, *flags, "--timeout", "30"))["bash"]
+    default = _snapshot_description(mode, "bash")
+    assert "120000" in default
+    assert timed == default.replace("120000", "30000")

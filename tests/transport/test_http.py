@@ -18,6 +18,7 @@ from mcp import MCPError
 from boris.transport.http import is_loopback_origin
 from tests.support import (
     BORIS,
+    DEFAULT_TOOLS,
     INITIALIZE,
     MCP_HEADERS,
     HttpServer,
@@ -400,7 +401,7 @@ async def test_the_official_client_gets_its_answer_to_a_message_too_large(
             )
         assert raised.value.error.message == TOO_LARGE["error"]["message"]  # type: ignore[index]
         assert not (tmp_path / "big.txt").exists()
-        assert len((await sdk.list_tools()).tools) == 11
+        assert len((await sdk.list_tools()).tools) == len(DEFAULT_TOOLS)
 
 
 def test_a_body_with_too_many_values_is_refused_before_it_is_parsed(

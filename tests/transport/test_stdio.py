@@ -18,7 +18,7 @@ import pytest
 from mcp import MCPError
 from mcp_types import ErrorData
 
-from tests.support import INITIALIZE, RawStdio, raw_stdio, sdk_stdio_client
+from tests.support import DEFAULT_TOOLS, INITIALIZE, RawStdio, raw_stdio, sdk_stdio_client
 from tests.support.files import memory_kib, peak_start
 
 MB = 1024 * 1024
@@ -83,7 +83,7 @@ def test_a_longer_line_is_refused_and_the_server_keeps_serving(small: RawStdio) 
     small.send(line)
     assert small.receive() == error(TOO_LARGE, 11)
     assert small.silent()  # the refused line's request is not run
-    assert tools_list(small, 12) == 11
+    assert tools_list(small, 12) == len(DEFAULT_TOOLS)
 
 
 def typescript_order(request_id: int | str, content: str) -> bytes:
@@ -99,7 +99,7 @@ def test_a_longer_line_with_its_id_at_the_end_is_answered_with_that_id(
 ) -> None:
     small.send(typescript_order(request_id, "x" * SMALL_MESSAGE_LIMIT))
     assert small.receive() == error(TOO_LARGE, request_id)
-    assert tools_list(small, 14) == 11
+    assert tools_list(small, 14) == len(DEFAULT_TOOLS)
 
 
 def test_a_longer_line_whose_end_never_comes_is_answered_at_the_end_of_input(
@@ -124,7 +124,7 @@ async def test_the_official_client_gets_its_answer_to_a_message_too_large(tmp_pa
         assert time.monotonic() - start < 30
         assert raised.value.error == ErrorData.model_validate(TOO_LARGE)
         assert not (tmp_path / "big.txt").exists()
-        assert len((await sdk.list_tools()).tools) == 11
+        assert len((await sdk.list_tools()).tools) == len(DEFAULT_TOOLS)
 
 
 def test_a_huge_line_is_discarded_in_bounded_memory(tmp_path: Path) -> None:
@@ -141,7 +141,7 @@ def test_a_huge_line_is_discarded_in_bounded_memory(tmp_path: Path) -> None:
         server.stdin.write(b"\n")
         server.stdin.flush()
         assert server.receive() == error(TOO_LARGE)
-        assert tools_list(server, 21) == 11
+        assert tools_list(server, 21) == len(DEFAULT_TOOLS)
         growth = (memory_kib(pid, "VmHWM") - before) * 1024
     assert growth < 3 * SMALL_MESSAGE_LIMIT, growth
 
@@ -186,7 +186,7 @@ def test_a_request_with_an_invalid_id_is_answered(small: RawStdio, bad_id: str) 
     # invalid request (answered with id null), not a notification to ignore.
     small.send(b'{"jsonrpc": "2.0", "id": ' + bad_id.encode() + b', "method": "tools/list"}')
     assert small.receive() == error(BAD_ID)
-    assert tools_list(small, 40) == 11
+    assert tools_list(small, 40) == len(DEFAULT_TOOLS)
 
 
 #: Requests whose id is valid JSON but not Unicode text: no reply could carry it.
@@ -212,7 +212,7 @@ def test_a_request_whose_id_is_not_unicode_is_answered_with_id_null(
     small.send(line)
     assert small.receive() == error(SURROGATE_ID)
     assert small.silent()
-    assert tools_list(small, 45) == 11
+    assert tools_list(small, 45) == len(DEFAULT_TOOLS)
 
 
 @pytest.mark.parametrize(
@@ -251,7 +251,7 @@ def test_a_lone_surrogate_in_an_argument_is_invalid_input(
         "content": [{"type": "text", "text": f"[INVALID_INPUT] {parameter}: {LONE_SURROGATE}"}],
         "isError": True,
     }
-    assert tools_list(small, 51) == 11
+    assert tools_list(small, 51) == len(DEFAULT_TOOLS)
 
 
 DEEP = b"[" * 50_000 + b"]" * 50_000
@@ -287,13 +287,13 @@ DEEP = b"[" * 50_000 + b"]" * 50_000
 def test_unparsable_lines_get_a_parse_error(small: RawStdio, line: bytes, message: str) -> None:
     small.send(line)
     assert small.receive() == error({"code": -32700, "message": message})
-    assert tools_list(small, 60) == 11
+    assert tools_list(small, 60) == len(DEFAULT_TOOLS)
 
 
 def test_a_huge_malformed_line_is_refused_by_its_size(small: RawStdio) -> None:
     small.send(b"{" * 5_000_000 + b"\xff")
     assert small.receive() == error(TOO_LARGE)
-    assert tools_list(small, 61) == 11
+    assert tools_list(small, 61) == len(DEFAULT_TOOLS)
 
 
 def test_a_batch_is_refused(small: RawStdio) -> None:
@@ -301,7 +301,7 @@ def test_a_batch_is_refused(small: RawStdio) -> None:
     assert small.receive() == error(
         {"code": -32600, "message": "Invalid Request: batches are not supported"}
     )
-    assert tools_list(small, 71) == 11
+    assert tools_list(small, 71) == len(DEFAULT_TOOLS)
 
 
 def test_a_clients_own_responses_are_not_answered(small: RawStdio) -> None:
@@ -309,13 +309,13 @@ def test_a_clients_own_responses_are_not_answered(small: RawStdio) -> None:
     # for no pending request are taken in silently, not echoed or refused.
     small.send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "x"}})
     small.send({"jsonrpc": "2.0", "id": 999, "result": {}})
-    assert tools_list(small, 75) == 11  # the first thing written is this reply
+    assert tools_list(small, 75) == len(DEFAULT_TOOLS)  # the first thing written is this reply
 
 
 def test_unknown_notifications_are_ignored(small: RawStdio) -> None:
     small.send({"jsonrpc": "2.0", "method": "notifications/no-such-thing"})
     small.send({"jsonrpc": "2.0", "method": "no/such/method", "params": {"x": 1}})
-    assert tools_list(small, 80) == 11  # the first thing written is this reply
+    assert tools_list(small, 80) == len(DEFAULT_TOOLS)  # the first thing written is this reply
 
 
 def test_a_message_split_across_writes_and_several_in_one_write(small: RawStdio) -> None:
@@ -362,7 +362,7 @@ def test_grep_content_with_an_undecodable_file_name(tmp_path: Path) -> None:
             "content": [{"type": "text", "text": "bad\ufffd.txt:1:foo"}],
             "isError": False,
         }
-        assert tools_list(server, 3) == 11
+        assert tools_list(server, 3) == len(DEFAULT_TOOLS)
 
 
 def test_a_workdir_that_is_not_utf8_is_served(tmp_path: Path) -> None:
@@ -379,7 +379,7 @@ def test_a_workdir_that_is_not_utf8_is_served(tmp_path: Path) -> None:
             server.call(2, "create_file", {"path": "a.txt", "content": "x\n"})["isError"] is False
         )
         assert (workdir / "a.txt").read_text() == "x\n"
-        assert tools_list(server, 3) == 11
+        assert tools_list(server, 3) == len(DEFAULT_TOOLS)
 
 
 def test_a_reply_that_cannot_be_encoded_becomes_an_error_reply(small: RawStdio) -> None:
@@ -389,13 +389,13 @@ def test_a_reply_that_cannot_be_encoded_becomes_an_error_reply(small: RawStdio) 
     assert small.receive() == error(
         {"code": -32603, "message": "Internal error: the reply could not be encoded as JSON"}, 110
     )
-    assert tools_list(small, 111) == 11
+    assert tools_list(small, 111) == len(DEFAULT_TOOLS)
 
 
 def test_a_reply_is_written_while_a_huge_line_is_still_arriving(small: RawStdio) -> None:
     # Refusing a long line whose first bytes show its id does not wait for its end.
     small.send({"jsonrpc": "2.0", "id": 100, "method": "tools/list"})
-    assert len(small.reply(100)["result"]["tools"]) == 11
+    assert len(small.reply(100)["result"]["tools"]) == len(DEFAULT_TOOLS)
     done = threading.Event()
 
     def write_forever() -> None:
@@ -413,4 +413,4 @@ def test_a_reply_is_written_while_a_huge_line_is_still_arriving(small: RawStdio)
     writer.join(timeout=60)
     assert done.is_set()
     small.send(b"")  # end the long line
-    assert tools_list(small, 101) == 11
+    assert tools_list(small, 101) == len(DEFAULT_TOOLS)
