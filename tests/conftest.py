@@ -10,8 +10,8 @@ from fastmcp import Client
 from hypothesis import HealthCheck, settings
 
 from boris import logs
-from tests.inprocess import app_client
 from tests.support.files import case_dir
+from tests.support.inprocess import app_client
 
 # CI: derandomized, bounded, no deadline (2-core machines under load must not flake).
 settings.register_profile(
@@ -51,7 +51,7 @@ logs.configure("info", "text")
 
 
 # --- one app per test module ----------------------------------------------------------------
-# A module shares one in-process app (default flags, tests/inprocess.py) rooted in its own
+# A module shares one in-process app (default flags, tests/support/inprocess.py) rooted in its own
 # directory, and each test works in a subdirectory of its own. A module that needs other
 # flags defines its own `client` fixture.
 

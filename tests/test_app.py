@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.inprocess import app_client
 from tests.support import DEFAULT_TOOLS, error_text
+from tests.support.inprocess import app_client
 
 pytestmark = pytest.mark.anyio
 

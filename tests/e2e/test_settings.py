@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.support import BORIS, VERSION, server_env
-from tests.test_settings import SETTINGS, STARTUP_ERRORS
+from tests.support.settings_table import SETTINGS, STARTUP_ERRORS
 
 
 def run_boris(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

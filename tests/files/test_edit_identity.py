@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from tests.inprocess import app_client
 from tests.support import error_text, ok_text
 from tests.support.calls import call
 from tests.support.files import NOBODY, require_root
+from tests.support.inprocess import app_client
 from tests.support.interpose import Unavailable, on_open
 
 pytestmark = pytest.mark.anyio

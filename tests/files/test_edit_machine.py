@@ -29,8 +29,8 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from tests.inprocess import app_client
 from tests.support import text_of
+from tests.support.inprocess import app_client
 from tests.support.models import oracle_view
 
 BOM = b"\xef\xbb\xbf"

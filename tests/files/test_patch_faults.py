@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.inprocess import app_client
 from tests.support import error_text, ok_text
 from tests.support.calls import call
 from tests.support.files import original_text, tiny_tmpfs
+from tests.support.inprocess import app_client
 
 pytestmark = pytest.mark.anyio
 

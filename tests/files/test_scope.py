@@ -27,9 +27,9 @@ from hypothesis import strategies as st
 from boris.errors import BorisError, Code
 from boris.files.scope import PathScope, is_within, normalise_deny_pattern
 from boris.patterns.glob_syntax import PatternError, pattern_problem
-from tests.inprocess import app_client
 from tests.support import error_text, ok_text
 from tests.support.glob_oracle import glob_tokens, needs_the_oracle, oracle, segments
+from tests.support.inprocess import app_client
 from tests.support.trees import write_tree
 
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from tests.inprocess import app_client
 from tests.support import text_of
+from tests.support.inprocess import app_client
 
 pytestmark = pytest.mark.anyio
 

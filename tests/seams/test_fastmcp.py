@@ -14,7 +14,7 @@ from fastmcp import Client
 from mcp.server.lowlevel.server import Server
 
 from boris.seams.fastmcp import DictState, FastMCPWithDictState, low_level_server
-from tests.inprocess import build_app
+from tests.support.inprocess import build_app
 
 pytestmark = pytest.mark.anyio
 

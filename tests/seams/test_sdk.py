@@ -25,7 +25,7 @@ from boris.seams.sdk import answering_plainly, on_connection_close
 from boris.settings import load_settings
 from boris.transport.http import http_app
 from boris.transport.jsonrpc import max_message_size
-from tests.inprocess import build_app
+from tests.support.inprocess import build_app
 
 pytestmark = pytest.mark.anyio
 

@@ -18,8 +18,8 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from tests.inprocess import app_clients
 from tests.support import ok_text
+from tests.support.inprocess import app_clients
 from tests.support.trees import write_tree
 
 pytestmark = pytest.mark.anyio

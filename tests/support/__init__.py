@@ -9,7 +9,7 @@ tools are checked against), ``strategies`` (hypothesis strategies for files),
 (directory trees for the search tests), ``notebooks`` (notebooks as their writers write
 them), ``pids`` (processes a command started), ``tasks`` (background tasks),
 ``interpose`` (watching a server's file operations). The in-process app and client are
-tests/inprocess.py's.
+tests/support/inprocess.py's.
 """
 
 from __future__ import annotations

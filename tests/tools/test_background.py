@@ -11,8 +11,8 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from tests.inprocess import app_client
 from tests.support import error_text, ok_text
+from tests.support.inprocess import app_client
 from tests.support.pids import pid_alive, pids_in, wait_gone
 from tests.support.tasks import STARTED, not_found, task_id_of
 

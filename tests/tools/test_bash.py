@@ -17,8 +17,8 @@ import pytest
 from fastmcp import Client
 
 from boris.shell.command import MAX_TIMEOUT_MS, effective_timeout
-from tests.inprocess import app_client
 from tests.support import error_text, ok_text
+from tests.support.inprocess import app_client
 from tests.support.pids import pid_alive, pids_in, wait_gone
 from tests.support.tasks import STARTED
 

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from tests.inprocess import app_client
 from tests.support import error_text, ok_text
+from tests.support.inprocess import app_client
 
 pytestmark = pytest.mark.anyio
 

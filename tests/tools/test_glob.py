@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from tests.inprocess import app_client
 from tests.support import error_text, ok_text
+from tests.support.inprocess import app_client
 from tests.support.trees import set_mtimes, write_tree
 
 pytestmark = pytest.mark.anyio

@@ -21,9 +21,9 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from tests.inprocess import app_client, app_clients
 from tests.support import error_text, ok_text, text_of
 from tests.support.grep_app import client, grep, grep_error, outside, workdir
+from tests.support.inprocess import app_client, app_clients
 from tests.support.interpose import Unavailable, on_open
 from tests.support.trees import set_mtimes, write_tree
 

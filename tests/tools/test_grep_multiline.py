@@ -27,8 +27,8 @@ from fastmcp import Client
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.inprocess import app_client
 from tests.support import ok_text
+from tests.support.inprocess import app_client
 
 pytestmark = pytest.mark.anyio
 

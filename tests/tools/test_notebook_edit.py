@@ -21,8 +21,8 @@ import pytest
 from fastmcp import Client
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from tests.inprocess import app_client
 from tests.support import error_text, ok_text
+from tests.support.inprocess import app_client
 from tests.support.notebooks import as_json, cell_spans, jupyter, sample, vscode
 
 pytestmark = pytest.mark.anyio

@@ -21,8 +21,8 @@ from nbformat.v3 import new_notebook as v3_notebook
 from nbformat.v3 import new_worksheet
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from tests.inprocess import app_client
 from tests.support import error_text, ok_text
+from tests.support.inprocess import app_client
 from tests.support.notebooks import PNG, jupyter, sample
 
 pytestmark = pytest.mark.anyio

@@ -16,9 +16,9 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from tests.inprocess import app_client
 from tests.support import error_text, ok_text
 from tests.support.calls import replace
+from tests.support.inprocess import app_client
 from tests.support.pids import costing_at_most, server_pid
 
 pytestmark = pytest.mark.anyio

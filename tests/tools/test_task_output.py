@@ -14,8 +14,8 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from tests.inprocess import app_client
 from tests.support import error_text, ok_text
+from tests.support.inprocess import app_client
 from tests.support.tasks import start_in as start
 
 pytestmark = pytest.mark.anyio

@@ -14,8 +14,8 @@ import pytest
 from fastmcp import Client
 
 from boris.shell.process import DRAIN_GRACE
-from tests.inprocess import app_client
 from tests.support import error_text, ok_text
+from tests.support.inprocess import app_client
 from tests.support.pids import pid_alive, pids_in, wait_gone
 from tests.support.tasks import not_found
 from tests.support.tasks import start_in as start

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.inprocess import app_client
+from tests.support.inprocess import app_client
 
 SNAPSHOTS = Path(__file__).parent.parent / "snapshots"
 DEFAULT = [

@@ -18,10 +18,10 @@ import pytest
 from fastmcp import Client
 from mcp_types import ImageContent
 
-from tests.inprocess import app_client
 from tests.support import error_text, ok_text
 from tests.support.calls import view
 from tests.support.files import IMAGE_SAMPLES, MB, make_files
+from tests.support.inprocess import app_client
 from tests.support.interpose import Unavailable, on_open, watching_opens
 from tests.support.models import cut_listing, tree
 

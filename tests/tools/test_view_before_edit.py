@@ -13,9 +13,9 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from tests.inprocess import app_client
 from tests.support import error_text, ok_text
 from tests.support.calls import call, not_viewed
+from tests.support.inprocess import app_client
 
 pytestmark = pytest.mark.anyio
 

@@ -32,7 +32,7 @@ from tests.support import (
     server_env,
     stop_process,
 )
-from tests.transport.test_stdio import SURROGATE_ID, SURROGATE_IDS
+from tests.support.surrogates import LONE_SURROGATE, SURROGATE_ID, SURROGATE_IDS
 
 pytestmark = pytest.mark.anyio
 
@@ -276,7 +276,6 @@ def test_the_default_host_is_loopback(tmp_path: Path) -> None:
 MB = 1024 * 1024
 #: README: a request body may be 3 × --max-file-size + 1 MiB long.
 SMALL_MESSAGE_LIMIT = 3 * 1024 + MB  # --max-file-size 1KB
-LONE_SURROGATE = "contains a lone UTF-16 surrogate, which is not valid Unicode text"
 
 
 def jsonrpc_error(code: int, message: str) -> dict[str, object]:

@@ -20,6 +20,7 @@ from mcp_types import ErrorData
 
 from tests.support import DEFAULT_TOOLS, INITIALIZE, RawStdio, raw_stdio, sdk_stdio_client
 from tests.support.files import memory_kib, peak_start
+from tests.support.surrogates import LONE_SURROGATE, SURROGATE_ID, SURROGATE_IDS
 
 MB = 1024 * 1024
 #: README: a message may be 3 × --max-file-size + 1 MiB long (the line, without its newline).
@@ -34,7 +35,6 @@ TOO_LARGE = {
     ),
 }
 BAD_ID = {"code": -32600, "message": "Invalid Request: id must be a string or an integer"}
-LONE_SURROGATE = "contains a lone UTF-16 surrogate, which is not valid Unicode text"
 
 
 def error(body: dict[str, Any], request_id: int | str | None = None) -> dict[str, Any]:
@@ -190,19 +190,6 @@ def test_a_request_with_an_invalid_id_is_answered(small: RawStdio, bad_id: str) 
 
 
 #: Requests whose id is valid JSON but not Unicode text: no reply could carry it.
-SURROGATE_IDS = [
-    b'{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}',
-    b'{"jsonrpc":"2.0","id":"a\\udfff","method":"ping"}',
-    b'{"jsonrpc":"2.0","id":"\\ud800","method":"no/such/method"}',
-    b'{"jsonrpc":"2.0","id":"\\udc80","method":"tools/call",'
-    b'"params":{"name":"bash","arguments":{"command":"echo hi"}}}',
-]
-SURROGATE_ID: dict[str, Any] = {
-    "code": -32600,
-    "message": f"Invalid Request: id {LONE_SURROGATE}",
-}
-
-
 @pytest.mark.parametrize("line", SURROGATE_IDS)
 def test_a_request_whose_id_is_not_unicode_is_answered_with_id_null(
     small: RawStdio, line: bytes
