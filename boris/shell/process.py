@@ -86,7 +86,7 @@ class ShellRun:
         try:
             # The shell is its own $0, as with `bash -c`; the script's arguments follow.
             proc = subprocess.Popen(
-                [shell, "-c", script, shell, *args],
+                [shell, *startup_options(shell), "-c", script, shell, *args],
                 stdin=stdin,
                 stdout=writes[0],
                 stderr=writes[1],
@@ -245,6 +245,18 @@ class ShellRun:
     @property
     def running(self) -> bool:
         return self.returncode is None
+
+
+def startup_options(shell: str) -> tuple[str, ...]:
+    """Options that keep the user's start-up files out of a command's shell.
+
+    Debian's bash reads ~/.bashrc even with ``-c`` when its stdin is a socket (as the
+    cwd report's is) and SHLVL is unset (a server started by a container's entry point
+    or a service manager): an rc file's output would land in every command's stdout and
+    its aliases and traps would change what commands do. ``--norc`` stops that; BASH_ENV,
+    which a user sets on purpose, is still read.
+    """
+    return ("--norc",) if os.path.basename(shell) == "bash" else ()
 
 
 def detect_shell() -> str:

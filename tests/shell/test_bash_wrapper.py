@@ -415,3 +415,21 @@ def test_any_command_text_gives_what_bash_gives(
     assert "__boris" not in got
     assert "9>&" not in got
     assert call("pwd") == stdout_of(here)
+
+
+async def test_the_users_bashrc_is_not_read_even_with_shlvl_unset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Debian's bash reads ~/.bashrc for `bash -c` when stdin is a socket and SHLVL is
+    # unset, as under a container's entry point; BASH_ENV, set on purpose, still counts.
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".bashrc").write_text("echo from-bashrc\nalias ls='echo aliased'\n")
+    (home / "env.sh").write_text("export FROM_BASH_ENV=yes\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("SHLVL", raising=False)
+    monkeypatch.setenv("BASH_ENV", str(home / "env.sh"))
+    async with app_client(workdir=tmp_path) as client:
+        assert await bash(client, "echo $FROM_BASH_ENV") == "exit_code: 0\n\nstdout:\nyes\n"
+        assert await bash(client, "cd home; pwd") == f"exit_code: 0\n\nstdout:\n{home}\n"
+        assert await bash(client, "ls -a | grep -c bashrc") == "exit_code: 0\n\nstdout:\n1\n"
