@@ -110,7 +110,8 @@ def describe(declared: Declared, settings: Settings, served: Collection[str]) ->
 
 
 class _Values:
-    """The settings as ``str.format_map`` reads them: each field by its name."""
+    """The settings as ``str.format_map`` reads them: each attribute by its name, the
+    derived ones too (``timeout_ms``, which ``model_dump`` leaves out)."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings

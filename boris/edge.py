@@ -107,12 +107,9 @@ class EdgeTool(FunctionTool):
                 aliases[second] = first
             elif second in properties and first not in properties:
                 aliases[first] = second
-        update = {
-            "parameters": parameters,
-            "aliases": aliases,
-            "accepted": schema,
-        }
-        served = tool.model_copy(update=update)
+        served = tool.model_copy(
+            update={"parameters": parameters, "aliases": aliases, "accepted": schema}
+        )
         assert isinstance(served, EdgeTool)
         return served
 

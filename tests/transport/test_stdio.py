@@ -189,7 +189,6 @@ def test_a_request_with_an_invalid_id_is_answered(small: RawStdio, bad_id: str) 
     assert tools_list(small, 40) == len(DEFAULT_TOOLS)
 
 
-#: Requests whose id is valid JSON but not Unicode text: no reply could carry it.
 @pytest.mark.parametrize("line", SURROGATE_IDS)
 def test_a_request_whose_id_is_not_unicode_is_answered_with_id_null(
     small: RawStdio, line: bytes
