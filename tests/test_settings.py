@@ -42,11 +42,11 @@ def test_repeatable_flags_take_several_values_per_occurrence(
     into arguments after one flag (an MCP bundle's ``multiple`` setting) gets them all."""
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    settings = load_settings(
-        ["--allow-dir", str(tmp_path / "a"), str(tmp_path / "b"), "--deny-dir", "x", "--deny-dir"]
-        + ["y", "z", "--disable-tools", "grep", "glob", "--transport", "stdio"]
-    )
-    assert settings.allow_dirs == [str(tmp_path / "a"), str(tmp_path / "b")]
+    dirs = [str(tmp_path / "a"), str(tmp_path / "b")]
+    flags = ["--allow-dir", *dirs, "--deny-dir", "x", "--deny-dir", "y", "z"]
+    flags += ["--disable-tools", "grep", "glob", "--transport", "stdio"]
+    settings = load_settings(flags)
+    assert settings.allow_dirs == dirs
     assert settings.deny_dirs == ["x", "y", "z"]
     assert settings.disable_tools == ["grep", "glob"]
     assert settings.transport == "stdio"
