@@ -253,7 +253,16 @@ def python_range(pythons: Sequence[str]) -> str:
 
 
 def _where(platforms: Sequence[str]) -> str:
-    return " or ".join(p.replace("-", " ", 1).replace("darwin", "macOS") for p in platforms)
+    """``Linux aarch64/x86_64 or macOS arm64/x86_64`` for the four."""
+    machines: dict[str, list[str]] = {}
+    for platform in sorted(platforms):
+        system, machine = platform.split("-", 1)
+        machines.setdefault(system, []).append(machine)
+    names = {"linux": "Linux", "darwin": "macOS"}
+    return " or ".join(
+        f"{names.get(system, system)} {'/'.join(found)}"
+        for system, found in sorted(machines.items(), key=lambda item: names.get(item[0], ""))
+    )
 
 
 def manifest(
