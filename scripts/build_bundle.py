@@ -70,7 +70,7 @@ USER_CONFIG: dict[str, dict[str, Any]] = {
         "type": "boolean",
         "title": "Claude-style file editor",
         "description": "Serve one str_replace_editor tool in place of view, str_replace, "
-        "create_file and the other file tools.",
+        "multi_edit and create_file.",
         "required": False,
         "default": False,
     },
@@ -103,7 +103,8 @@ and by name.
 It runs from this bundle with the `python3` on your PATH: CPython {pythons} on {where}. \
 The file tools are confined to the allowed directories you pick, if any, and never touch \
 the denied paths; shell commands run as you, unconfined. With the Claude-style file \
-editor, one `str_replace_editor` tool replaces the file tools listed here."""
+editor, one `str_replace_editor` tool replaces view, str_replace, multi_edit and \
+create_file."""
 
 
 # --- what the pyz says of itself --------------------------------------------------------
