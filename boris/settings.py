@@ -1,7 +1,10 @@
 """Every flag and ``BORIS_*`` environment variable, parsed and validated once at start-up.
 
-A flag beats its env var. A repeatable flag takes one value per occurrence and is
-never split; an env list is split on commas outside ``{…}``. The command line is
+A flag beats its env var. A repeatable flag takes any number of values per occurrence
+(``--allow-dir a b`` is ``--allow-dir a --allow-dir b``) and never splits one; an
+occurrence with no value adds nothing (and leaves the env var in force), so a client that
+expands a list it was given into arguments after the flag may hand it an empty one. An env
+list is split on commas outside ``{…}``. The command line is
 parsed by a plain argparse parser generated from the fields below, because
 pydantic-settings' own CLI source splits and JSON-decodes list values
 (``**/*.{pem,key}`` would become two patterns).
@@ -69,7 +72,7 @@ def parse_view_requirement(value: object) -> object:
 
 
 def _as_list(value: object) -> object:
-    # Flags arrive as lists (one item per occurrence) and are kept whole;
+    # Flags arrive as lists (one item per value) and are kept whole;
     # env vars arrive as one string and are split.
     if isinstance(value, str):
         return split_outside_braces(value)
@@ -311,8 +314,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="boris",
         description="An MCP server that gives any AI agent the tools of a coding agent.",
-        epilog="A flag beats its env var. A repeatable flag takes one value per occurrence; "
-        "its env var is a comma-separated list (commas inside {...} do not split).",
+        epilog="A flag beats its env var. A repeatable flag takes one or more values per "
+        "occurrence; its env var is a comma-separated list (commas inside {...} do not split).",
         allow_abbrev=False,
         argument_default=argparse.SUPPRESS,
     )
@@ -332,8 +335,9 @@ def build_parser() -> argparse.ArgumentParser:
                 )  # fmt: skip
             elif info.annotation == list[str]:
                 group.add_argument(
-                    flag_of(name), dest=name, action="append", metavar=metavar, help=help_text
-                )
+                    flag_of(name), dest=name, action="extend", nargs="*", metavar=metavar,
+                    help=help_text,
+                )  # fmt: skip
             else:
                 group.add_argument(flag_of(name), dest=name, metavar=metavar, help=help_text)
     return parser
@@ -358,6 +362,8 @@ def _describe(error: Mapping[str, Any]) -> str:
 def load_settings(argv: Sequence[str] | None = None) -> Settings:
     """Parse flags (``argv``, default ``sys.argv[1:]``) over env vars; exit 2 on any error."""
     given = vars(build_parser().parse_args(argv))
+    # A repeatable flag given only without values was not given.
+    given = {name: value for name, value in given.items() if value != []}
     try:
         return Settings(**given)
     except ValidationError as exc:

@@ -1,8 +1,9 @@
 """boris.pyz behaves like a static binary under every CPython 3.10+ on this machine:
 self-contained, no .env, no network, STDIO and HTTP; older interpreters get one line.
 
-The zipapp for this machine is built once per session with build_zipapp.sh (uv installs
-the pinned wheels for each Python 3.10-3.14, so it needs the package index or uv's cache).
+The zipapp for this machine is built once per test run with build_zipapp.sh (uv installs
+the pinned wheels for each Python 3.10-3.14, so it needs the package index or uv's cache;
+the ``built`` fixture, tests/support/builds.py).
 It runs under each CPython 3.10+ found in ~/.pyenv/versions/*/bin/python and as python3,
 isolated (-I) and unpacking into an empty SHIV_ROOT. The archives for the other targets
 are built by hand with ``./build_zipapp.sh all``; what the suite checks of them is the
@@ -40,14 +41,12 @@ from tests.support import (
     server_env,
     stdio_client,
 )
+from tests.support.builds import NATIVE, Built
 
 pytestmark = pytest.mark.anyio
 
 # The interpreter outside any virtualenv, so nothing but the pyz can provide Boris.
 BASE_PYTHON = getattr(sys, "_base_executable", sys.executable)
-
-#: This machine's target, named as build_zipapp.sh names them (linux-x86_64, darwin-arm64).
-NATIVE = f"{sys.platform}-{platform.machine()}"
 
 
 # A .env that would change fastmcp's behaviour (and Boris's) if anything read it.
@@ -130,18 +129,8 @@ each_supported = pytest.mark.parametrize(
 
 
 @pytest.fixture(scope="session")
-def pyz() -> Path:
-    # Built once: the suite runs each file on one worker (--dist loadfile in pyproject.toml),
-    # and build_zipapp.sh writes fixed paths that two builds at once would share.
-    subprocess.run(
-        ["./build_zipapp.sh"],
-        cwd=REPO,
-        check=True,
-        env=dict(os.environ, PYTHON=sys.executable),
-        stdout=subprocess.DEVNULL,
-        timeout=1200,
-    )
-    return REPO / "dist" / f"boris-{NATIVE}.pyz"
+def pyz(built: Built) -> Path:
+    return built.pyz
 
 
 def manifest(pyz: Path) -> dict[str, dict[str, list[str]]]:
