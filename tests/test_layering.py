@@ -217,10 +217,11 @@ def test_the_domain_loads_nothing_of_mcp() -> None:
 
 
 def test_grep_workers_load_only_the_per_file_search() -> None:
-    """A worker process (boris.search.pool) imports the per-file search (reading a file,
-    matching it, its content lines), the pattern matcher, what it needs of the file
-    sniffing and the stop check, and nothing else of Boris."""
-    loaded = loaded_after("boris.search.pool")
+    """A worker process (boris.search.pool) imports, once a grep task (a FileTask) comes,
+    the per-file search (reading a file, matching it, its content lines), the pattern
+    matcher, what it needs of the file sniffing and the stop check, and nothing else
+    of Boris."""
+    loaded = loaded_after("boris.search.pool", "boris.search.file_search")
     ours = {m for m in loaded if m == "boris" or m.startswith("boris.")}
     assert ours == {
         "boris",
