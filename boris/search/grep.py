@@ -24,7 +24,7 @@ from boris.search.filetypes import NameFilter
 from boris.search.selection import FileFilter, file_filter, search_root, single_file, tree_files
 from boris.search.walk import newest_first
 from boris.stop import Stop, check
-from boris.text import LIMIT, lines_within
+from boris.text import LIMIT, paged
 
 
 @dataclass(frozen=True)
@@ -156,25 +156,8 @@ def grep(root: str, label: str | None, query: Query, scope: PathScope) -> str:
 def page(output: Output, query: Query) -> str:
     """The requested page of ``output``, cut at ``LIMIT`` characters if need be with a
     last line that says what was left out and how to go on."""
-    lines = output.lines[: query.head_limit] if query.head_limit else output.lines
-    fit = lines_within(lines)
-    if fit == len(lines):
-        return "\n".join(lines)
-    first = query.offset + 1
-    unit = "lines" if query.output_mode == "content" else "files"
-    of = f" of {output.total}" if output.total is not None else ""
-    if fit == 0:  # a single line longer than the limit: show its beginning
-        text = lines[0][:LIMIT]
-        shown = f"{unit[:-1]} {first}{of}, cut to its first {LIMIT} of {len(lines[0])} characters"
-        fit = 1
-    else:
-        text = "\n".join(lines[:fit])
-        shown = f"{unit} {first}-{query.offset + fit}{of}"
-    more = "" if of else "; more follow"
-    return (
-        f"{text}\n\n[Truncated at {LIMIT} characters: showing {shown}{more}. "
-        f"To see more, call again with offset: {query.offset + fit}.]"
-    )
+    unit = "line" if query.output_mode == "content" else "file"
+    return paged(output.lines, output.total, query.head_limit, query.offset, unit)
 
 
 def search_files(

@@ -51,6 +51,7 @@ class ChunkTask(Protocol[R]):
         (see :meth:`boris.search.file_search.FileTask.run_chunk`); other tasks ignore it."""
         ...
 
+
 #: Files per message. Small enough that a queued request always fits in a pipe buffer
 #: (so sending never waits on a worker that is itself waiting to send a reply).
 CHUNK_FILES = 128
