@@ -125,8 +125,9 @@ def _collect(
         have = found.get(key)
         if have is not None and have.index <= index:
             continue
-        start_row, end_row = node.start_point[0], node.end_point[0]
-        if node.end_point[1] == 0 and end_row > start_row:
+        start_row = node.start_point[0]
+        end_row, end_column = _content_end(node)
+        if end_column == 0 and end_row > start_row:
             end_row -= 1  # the node ends with the newline of its last line
         found[key] = _Found(
             index=index,
@@ -187,6 +188,28 @@ def _nest(ordered: list[_Found], language: Language) -> list[Definition]:
         if kind != "type":  # a C typedef holds its struct; the struct is not its member
             stack.append((item, parts, definition))
     return result
+
+
+def _content_end(node: tree_sitter.Node) -> tuple[int, int]:
+    """Where a definition's code ends: a grammar may count comments after its last
+    statement as part of its body (Python's does, for comments indented as the body);
+    as Python's ast has it, they are not part of the definition."""
+    for _ in range(256):
+        last = None
+        for child in reversed(node.children):
+            if not child.is_extra:
+                last = child
+                break
+        if last is None or last.end_byte == node.end_byte:
+            if last is None or last.child_count == 0:
+                point = node.end_point if last is None else last.end_point
+                return point[0], point[1]
+            node = last
+            continue
+        if last.child_count == 0:
+            return last.end_point[0], last.end_point[1]
+        node = last
+    return node.end_point[0], node.end_point[1]
 
 
 def _text(node: tree_sitter.Node) -> str:

@@ -79,14 +79,15 @@ def _nearest(
         else itertools.islice(tree_files(root, FileFilter(), access.scope, stop), NEAREST_FILES)
     )
     task = StructureTask(NAMES, access.max_size)
+    # A qualified symbol is compared with qualified names, a bare one with bare names.
+    qualified = len(name_parts(symbol)) > 1
     names: set[str] = set()
     for _, _, lines in run_files(task, iter(files), stop):
-        for qualified in lines:
-            names.add(qualified)
-            names.add(qualified.rpartition(".")[2])
+        names.update(lines if qualified else (line.rpartition(".")[2] for line in lines))
     if not names:
         return "; it defines nothing symbols can see"
-    close = difflib.get_close_matches(symbol, sorted(names), n=5, cutoff=0.6)
+    wanted = ".".join(name_parts(symbol))
+    close = difflib.get_close_matches(wanted, sorted(names), n=5, cutoff=0.6)
     if not close:
         return "; no name there is close to it"
     return "; nearest names: " + ", ".join(close)
