@@ -15,3 +15,5 @@
 (constructor_declaration name: (identifier) @name) @definition.method
 
 (compact_constructor_declaration name: (identifier) @name) @definition.method
+
+(annotation_type_element_declaration name: (identifier) @name) @definition.method
