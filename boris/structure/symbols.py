@@ -226,8 +226,10 @@ def run_files(
     pool = searchpool.shared_pool()
     if pool is None:
         yield from searchpool.search_here(task, files, lambda: 0, stop)
-    else:
-        yield from pool.results(task, files, lambda: 0, stop)
+        return
+    for found in pool.results(task, files, lambda: 0, stop):
+        check(stop)  # replies already in the pipe are not waited for, nor read on
+        yield found
 
 
 def _lines(
