@@ -86,16 +86,40 @@ _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 _CAPITALS = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
 
 
-def definitions(tree: tree_sitter.Tree, language: Language) -> list[Definition]:
-    """Every definition of ``tree``, in source order (a parent before what it holds)."""
+def definitions(
+    tree: tree_sitter.Tree, language: Language, around: list[tuple[int, int]] | None = None
+) -> list[Definition]:
+    """Every definition of ``tree``, in source order (a parent before what it holds).
+
+    With ``around`` (byte spans), only the definitions that meet one of the spans: those
+    whose names may lie there, and those holding them, which qualify them. Where a name
+    is looked for, the query then visits a few branches of the tree, not all of it."""
     import tree_sitter
 
     query = grammar(language).definitions
     found: dict[tuple[int, int], _Found] = {}
-    for index, captures in tree_sitter.QueryCursor(query).matches(tree.root_node):
-        _collect(index, captures, found)
+    cursor = tree_sitter.QueryCursor(query)
+    for start, end in [(0, tree.root_node.end_byte)] if around is None else _merged(around):
+        if around is not None:
+            cursor.set_byte_range(start, end)
+        for index, captures in cursor.matches(tree.root_node):
+            _collect(index, captures, found)
     ordered = sorted(found.values(), key=lambda f: (f.start_byte, -f.end_byte, f.index))
     return _nest(ordered, language)
+
+
+#: Spans closer than this are looked at in one run of the query.
+_NEAR = 4096
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start - merged[-1][1] <= _NEAR:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _collect(

@@ -56,6 +56,14 @@ class Language:
     capital_constants: bool = False
     #: The query files read before its own (TypeScript's start from JavaScript's).
     based_on: tuple[str, ...] = ()
+    #: Whether a definition's name may follow a dot: Kotlin's ``fun String.shout()``,
+    #: Ruby's ``def self.build``, C#'s ``void IDisposable.Dispose()``. Elsewhere a name
+    #: after ``.`` or ``->`` is a use, and a search for definitions passes it by.
+    dotted_definitions: bool = False
+    #: Where a definition may name something, as a regular expression around ``{name}``
+    #: (a superset of what the query finds): a search for definitions parses a file only
+    #: if the name stands there. None: wherever the name stands, but after a dot.
+    definition_sites: str | None = None
 
 
 PYTHON = Language(
@@ -66,6 +74,11 @@ PYTHON = Language(
     (".py", ".pyi", ".pyw"),
     interpreters=("python", "python2", "python3"),
     capital_constants=True,
+    # def, class, a type statement; a name bound at the start of a statement.
+    definition_sites=(
+        r"(?m)(?:^[ \t]*(?:(?:async[ \t]+)?def|class|type)[ \t]+{name}\b)"
+        r"|(?:(?:^|;)[ \t]*{name}[ \t]*(?::|=(?!=)))"
+    ),
 )
 JAVASCRIPT = Language(
     "JavaScript",
@@ -115,7 +128,9 @@ CPP = Language(
         ".tpp",
     ),
 )
-CSHARP = Language("C#", "c_sharp", "tree_sitter_c_sharp", "language", (".cs", ".csx"))
+CSHARP = Language(
+    "C#", "c_sharp", "tree_sitter_c_sharp", "language", (".cs", ".csx"), dotted_definitions=True
+)
 RUBY = Language(
     "Ruby",
     "ruby",
@@ -126,6 +141,7 @@ RUBY = Language(
     interpreters=("ruby",),
     class_like=CLASS_LIKE | {"module"},
     identifiers=frozenset({"constant"}),
+    dotted_definitions=True,
 )
 PHP = Language(
     "PHP",
@@ -136,7 +152,9 @@ PHP = Language(
     interpreters=("php",),
     identifiers=frozenset({"name"}),
 )
-KOTLIN = Language("Kotlin", "kotlin", "tree_sitter_kotlin", "language", (".kt", ".kts"))
+KOTLIN = Language(
+    "Kotlin", "kotlin", "tree_sitter_kotlin", "language", (".kt", ".kts"), dotted_definitions=True
+)
 SWIFT = Language("Swift", "swift", "tree_sitter_swift", "language", (".swift",))
 BASH = Language(
     "Bash",

@@ -6,6 +6,7 @@ in. Syntax only: which definition a use refers to is not resolved.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -32,6 +33,33 @@ def occurrences(name: str, text: bytes) -> list[tuple[int, int]]:
     needle = re.escape(name.encode())
     pattern = re.compile(rb"(?<![\w$])" + needle + rb"(?![\w$])")
     return [match.span() for match in pattern.finditer(text)]
+
+
+def definition_sites(name: str, text: bytes, language: Language) -> list[tuple[int, int]]:
+    """The occurrences of ``name`` where a definition may name it (a superset: the
+    syntax tree decides): where the language's ``definition_sites`` says, else wherever
+    it stands but after ``.`` or ``->`` (``obj.get``, ``p->next`` are uses)."""
+    if language.definition_sites is not None:
+        pattern = _sites(language.definition_sites, name)
+        return [
+            next(match.span(group) for group in range(1, pattern.groups + 1) if match[group])
+            for match in pattern.finditer(text)
+        ]
+    spans = occurrences(name, text)
+    if language.dotted_definitions:
+        return spans
+    return [(start, end) for start, end in spans if not _after_member_access(text, start)]
+
+
+@functools.lru_cache(maxsize=32)
+def _sites(template: str, name: str) -> re.Pattern[bytes]:
+    word = rb"(" + re.escape(name.encode()) + rb")(?![\w$])"
+    return re.compile(template.encode().replace(b"{name}", word))
+
+
+def _after_member_access(text: bytes, start: int) -> bool:
+    before = text[max(start - 64, 0) : start].rstrip(b" \t")
+    return (before.endswith(b".") and not before.endswith(b"..")) or before.endswith(b"->")
 
 
 def references(

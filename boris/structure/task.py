@@ -29,7 +29,7 @@ from boris.search.file_text import read_text_file
 from boris.stop import Stop, check
 from boris.structure.definitions import Definition, definitions
 from boris.structure.grammars import parse
-from boris.structure.references import references
+from boris.structure.references import definition_sites, occurrences, references
 from boris.structure.source import Part, Source, language_of, source_of
 from boris.text import printable
 
@@ -126,7 +126,7 @@ class StructureTask:
         if self.mode == PLACES:
             return [
                 place(part, d)
-                for part, found, _, _ in parsed(source)
+                for part, found, _, _ in parsed(source, self._word())
                 for d in found
                 if self.query.wants(d)
             ]
@@ -135,19 +135,32 @@ class StructureTask:
         if self.mode == DEFINITIONS:
             return [
                 definition_line(label, part, d, lines)
-                for part, found, lines, _ in parsed(source)
+                for part, found, lines, _ in parsed(source, self._word())
                 for d in found
                 if self.query.wants(d)
             ]
         return outline(label, source, self.query.kind, top_only=self.mode == MAP)
 
+    def _word(self) -> str | None:
+        """The name whose definitions are looked for, if one is."""
+        return self.query.parts[-1] if self.query.parts and self.query.pattern is None else None
 
-def parsed(source: Source) -> Iterator[tuple[Part, list[Definition], list[bytes], int | None]]:
-    """Each part of ``source`` with its definitions, its lines and the line of its first
-    syntax error (None when it parses cleanly)."""
+
+def parsed(
+    source: Source, word: str | None = None
+) -> Iterator[tuple[Part, list[Definition], list[bytes], int | None]]:
+    """Each part of ``source`` with its definitions (with ``word``, only those that may
+    be named so, and those holding them), its lines and the line of its first syntax
+    error (None when it parses cleanly)."""
     for part in source.parts:
+        around = None
+        if word is not None:
+            around = definition_sites(word, part.text, source.language)
+            if not around:
+                continue  # not parsed: the name is not where a definition names
         tree = parse(source.language, part.text)
-        yield part, definitions(tree, source.language), part.text.split(b"\n"), _error(tree)
+        found = definitions(tree, source.language, around)
+        yield part, found, part.text.split(b"\n"), _error(tree)
 
 
 def outline(label: str, source: Source, kind: str | None, *, top_only: bool = False) -> list[str]:
@@ -197,7 +210,8 @@ def reference_lines(label: str, source: Source, name: str) -> Iterator[str]:
         if name.encode() not in part.text:
             continue
         tree = parse(source.language, part.text)
-        found = definitions(tree, source.language)
+        # The definitions that meet an occurrence: those it names, those it lies in.
+        found = definitions(tree, source.language, occurrences(name, part.text))
         lines = part.text.split(b"\n")
         starts = _line_starts(lines)
         cell = f"cell {part.cell}:" if part.cell is not None else ""

@@ -90,3 +90,22 @@ def test_swift_whole() -> None:
         (0, "function", "totalArea", 53, 55),
         (0, "constant", "circleLabel", 58, 58),
     ]
+
+
+@pytest.mark.parametrize("fixture", sorted(p.name for p in FIXTURES.iterdir()))
+def test_a_search_by_name_finds_what_the_whole_outline_holds(fixture: str) -> None:
+    """Where a definition may name something (definition_sites) is a superset of where
+    the query finds one: a search for each name finds every definition of it."""
+    from boris.structure.source import source_of
+    from boris.structure.task import DEFINITIONS, NameQuery, StructureTask
+
+    path = FIXTURES / fixture
+    language = language_of(path.name, str(path))
+    assert language is not None
+    source = source_of(path.name, path.read_bytes(), language)
+    assert source is not None
+    whole = definitions(parse(language, source.parts[0].text), language)
+    for name in {d.parts[-1] for d in whole}:
+        task = StructureTask(DEFINITIONS, 1 << 30, NameQuery(parts=(name,)))
+        found = [line.split("  ", 2)[1] for line in task.lines("f", source)]
+        assert found == [f"{d.kind} {d.qualified}" for d in whole if d.parts[-1] == name], name

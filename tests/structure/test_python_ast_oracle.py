@@ -117,3 +117,21 @@ def f():
         "f.C": "class",
         "f.C.o": "method",
     }
+
+
+def test_a_search_by_name_finds_what_the_whole_outline_holds() -> None:
+    """A search for a name parses only the files, and queries only the places, where a
+    definition may name it (boris.structure.references.definition_sites): what it finds
+    must be every definition of that name the whole file's outline holds."""
+    from boris.structure.source import source_of
+    from boris.structure.task import DEFINITIONS, NameQuery, StructureTask
+
+    for path in stdlib_sample()[::8]:
+        source = source_of(path.name, path.read_bytes(), PYTHON)
+        assert source is not None
+        whole = definitions(parse(PYTHON, source.parts[0].text), PYTHON)
+        for name in sorted({d.parts[-1] for d in whole})[:12]:
+            task = StructureTask(DEFINITIONS, 1 << 30, NameQuery(parts=(name,)))
+            found = [line.split("  ", 2)[1] for line in task.lines("f", source)]
+            expected = [f"{d.kind} {d.qualified}" for d in whole if d.parts[-1] == name]
+            assert found == expected, (path, name)
