@@ -24,7 +24,7 @@ Languages: {language_names()} (by extension, or the #! line of a file without on
 a notebook's code cells as Python.
 - path is a file, no name: its outline, every definition nested as in the source, one \
 a line: `kind name  start-end  signature`, indented two spaces a level; the line range \
-is ready for view's view_range.
+is ready to give as a view_range.
 - path is a directory, no name: a map, each file (newest first) with its top-level \
 definitions.
 - name: the definitions of that name across the file or tree, as \

@@ -239,6 +239,11 @@ async def _descriptions(tmp_path: Path, *flags: str) -> dict[str, str]:
     [
         (["--disable-tools", "notebook_edit"], "view", " Edit cells with notebook_edit."),
         (
+            ["--disable-tools", "symbols"],
+            "view",
+            " The symbols tool lists the definitions of a file or a tree.",
+        ),
+        (
             ["--anthropic-compat", "--disable-tools", "notebook_edit"],
             "str_replace_editor",
             "; edit cells with the `notebook_edit` tool",
