@@ -134,37 +134,40 @@ def _collect(
             node = nodes[0]
     if node is None:
         return
-    if kind == "variable" and _is_extern(node):
+    if kind == "variable" and node.type == "declaration" and _is_extern(node):
         return
     names = list(captures.get("name", ()))
     names += [name for d in captures.get("declarator", ()) if (name := _declared(d)) is not None]
     receiver = captures.get("receiver")
     prefix = (_last_identifier(_text(receiver[0])),) if receiver else ()
+    lines: tuple[int, int] | None = None
     for name in names:
+        name_start, name_end = name.start_byte, name.end_byte
+        have = found.get((name_start, name_end))
+        if have is not None and have.index <= index:
+            continue
         text = _text(name)
         own = (_last_identifier(text),) if not kind else _name_parts(text)
         if not own or not own[-1]:
             continue
-        key = (name.start_byte, name.end_byte)
-        have = found.get(key)
-        if have is not None and have.index <= index:
-            continue
-        start_row = node.start_point[0]
-        end_row, end_column = _content_end(node)
-        if end_column == 0 and end_row > start_row:
-            end_row -= 1  # the node ends with the newline of its last line
-        found[key] = _Found(
+        if lines is None:
+            start_row = node.start_point.row
+            end_row, end_column = _content_end(node)
+            if end_column == 0 and end_row > start_row:
+                end_row -= 1  # the node ends with the newline of its last line
+            lines = (start_row + 1, end_row + 1)
+        found[(name_start, name_end)] = _Found(
             index=index,
             node_id=node.id,
             start_byte=node.start_byte,
             end_byte=node.end_byte,
-            start=start_row + 1,
-            end=end_row + 1,
+            start=lines[0],
+            end=lines[1],
             kind=kind,
             own=(*prefix, *own),
-            name_line=name.start_point[0] + 1,
-            name_start=name.start_byte,
-            name_end=name.end_byte,
+            name_line=name.start_point.row + 1,
+            name_start=name_start,
+            name_end=name_end,
         )
 
 
@@ -215,25 +218,29 @@ def _nest(ordered: list[_Found], language: Language) -> list[Definition]:
 
 
 def _content_end(node: tree_sitter.Node) -> tuple[int, int]:
-    """Where a definition's code ends: a grammar may count comments after its last
-    statement as part of its body (Python's does, for comments indented as the body);
-    as Python's ast has it, they are not part of the definition."""
+    """Where a definition's code ends: its last descendant that is not a comment. A
+    grammar may count comments after its last statement as part of its body (Python's
+    does, for comments indented as the body); as Python's ast has it, they are not part
+    of the definition. One step down the last branch at a time, never a list of
+    children."""
+    end = node.end_byte
+    last_leaf = node.descendant_for_byte_range(end - 1, end) if end else None
+    if last_leaf is not None and not last_leaf.is_extra:
+        point = node.end_point  # most definitions: no comment at their end
+        return point.row, point.column
     for _ in range(256):
-        last = None
-        for child in reversed(node.children):
-            if not child.is_extra:
-                last = child
-                break
-        if last is None or last.end_byte == node.end_byte:
-            if last is None or last.child_count == 0:
-                point = node.end_point if last is None else last.end_point
-                return point[0], point[1]
-            node = last
-            continue
-        if last.child_count == 0:
-            return last.end_point[0], last.end_point[1]
+        count = node.child_count
+        last = node.child(count - 1) if count else None
+        while last is not None and last.is_extra:
+            last = last.prev_sibling
+        if last is None:
+            break
+        if not last.child_count:
+            point = last.end_point
+            return point.row, point.column
         node = last
-    return node.end_point[0], node.end_point[1]
+    point = node.end_point
+    return point.row, point.column
 
 
 def _text(node: tree_sitter.Node) -> str:

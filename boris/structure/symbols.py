@@ -180,7 +180,7 @@ def _one_file(
     mode: str,
 ) -> str:
     if not any(single_file(path, label, files)):
-        return "No definitions found" if mode != OUTLINE else ""
+        return f"{label}: not read: include or type leaves it out"
     name = os.path.basename(path)
     language = language_of(name, path)
     if language is None:

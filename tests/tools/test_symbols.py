@@ -282,6 +282,9 @@ async def test_files_are_chosen_as_grep_chooses_them(client: Client[Any], workdi
     assert await symbols(client, path="chosen", name="target", type="py") == (
         "src/app.py:1-1  function target  def target(): pass"
     )
+    assert await symbols(client, path="chosen/src/app.py", type="go") == (
+        "chosen/src/app.py: not read: include or type leaves it out"
+    )
     assert (await symbols_error(client, path="chosen/big.py")).startswith("[FILE_TOO_LARGE] ")
     assert (await symbols_error(client, path="chosen/secrets/key.py")).startswith(
         "[ACCESS_DENIED] "
