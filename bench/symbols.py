@@ -31,11 +31,9 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import sys
 import sysconfig
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -43,8 +41,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from procs import children, exit_cleanly_on_sigterm, load_average, memory_kib, mib
+from procs import exit_cleanly_on_sigterm, load_average, memory_kib, print_memory
 from rawrpc import RawServer, boris_command
+from search import median_seconds
 
 #: Files of the map's tree, lines of the outlined file.
 MAP_FILES = 5000
@@ -157,16 +156,6 @@ def count_files(root: Path) -> int:
 # --- timing ------------------------------------------------------------------------
 
 
-def median_seconds(run: Callable[[], object], runs: int) -> float:
-    run()  # warm-up: page cache, grammars loaded, workers started
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -209,19 +198,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             ratio = ours / theirs
             verdict = "ok" if ratio <= 2 else "MISSED"
             print(f"{call.label:<42}{ours:8.2f}s{theirs:7.2f}s{ratio:7.2f}x  <= 2x grep  {verdict}")
-        server_hwm = memory_kib(session.pid, "VmHWM")
-        workers = children(session.pid)
-        print()
-        print(f"server: VmRSS idle {mib(idle_rss)}, VmHWM after the calls {mib(server_hwm)}")
-        if workers:
-            rss = sum(memory_kib(pid, "VmRSS") for pid in workers)
-            hwm = sum(memory_kib(pid, "VmHWM") for pid in workers)
-            print(
-                f"search workers ({len(workers)} processes) after the calls: "
-                f"VmRSS {mib(rss)}, VmHWM {mib(hwm)}, summed"
-            )
-        else:
-            print("search workers: none running")
+        print_memory(session.pid, idle_rss, "calls")
     print(f"after: {load_average()}")
 
 

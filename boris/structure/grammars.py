@@ -35,7 +35,8 @@ def grammar(language: Language) -> Grammar:
 
     module = importlib.import_module(language.module)
     loaded = tree_sitter.Language(getattr(module, language.function)())
-    source = "\n".join(query_text(key) for key in (*language.based_on, language.key))
+    own = language.query or language.key
+    source = "\n".join(query_text(key) for key in (*language.based_on, own))
     return Grammar(loaded, tree_sitter.Query(loaded, source))
 
 

@@ -56,6 +56,8 @@ class Language:
     capital_constants: bool = False
     #: The query files read before its own (TypeScript's start from JavaScript's).
     based_on: tuple[str, ...] = ()
+    #: Its own query file, if not named after its key (TSX's is TypeScript's).
+    query: str = ""
     #: Whether a definition's name may follow a dot: Kotlin's ``fun String.shout()``,
     #: Ruby's ``def self.build``, C#'s ``void IDisposable.Dispose()``. Elsewhere a name
     #: after ``.`` or ``->`` is a use, and a search for definitions passes it by.
@@ -98,7 +100,13 @@ TYPESCRIPT = Language(
     based_on=("javascript",),
 )
 TSX = Language(
-    "TSX", "tsx", "tree_sitter_typescript", "language_tsx", (".tsx",), based_on=("javascript",)
+    "TSX",
+    "tsx",
+    "tree_sitter_typescript",
+    "language_tsx",
+    (".tsx",),
+    based_on=("javascript",),
+    query="typescript",
 )
 GO = Language("Go", "go", "tree_sitter_go", "language", (".go",))
 RUST = Language("Rust", "rust", "tree_sitter_rust", "language", (".rs",))

@@ -109,3 +109,23 @@ def test_a_search_by_name_finds_what_the_whole_outline_holds(fixture: str) -> No
         task = StructureTask(DEFINITIONS, 1 << 30, NameQuery(parts=(name,)))
         found = [line.split("  ", 2)[1] for line in task.lines("f", source)]
         assert found == [f"{d.kind} {d.qualified}" for d in whole if d.parts[-1] == name], name
+
+
+def test_tsx_reads_typescript_and_jsx() -> None:
+    from boris.structure.languages import TSX
+
+    source = b"""\
+interface Props { label: string }
+
+export function Button({ label }: Props) {
+  return <button onClick={() => alert(label)}>{label}</button>;
+}
+
+export const Panel = (props: Props) => <div>{props.label}</div>;
+"""
+    found = [(d.kind, d.qualified, d.start, d.end) for d in definitions(parse(TSX, source), TSX)]
+    assert found == [
+        ("interface", "Props", 1, 1),
+        ("function", "Button", 3, 5),
+        ("function", "Panel", 7, 7),
+    ]

@@ -1,4 +1,4 @@
-; Definitions TypeScript adds to JavaScript's (javascript.scm is read first).
+; Definitions TypeScript and TSX add to JavaScript's (javascript.scm is read first).
 
 (abstract_class_declaration name: (_) @name) @definition.class
 
