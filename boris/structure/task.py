@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import functools
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from boris.search.file_search import compiled
-from boris.search.file_text import read_text_file
+from boris.search.file_text import OPEN_FLAGS, is_binary, read_text
 from boris.stop import Stop, check
 from boris.structure.definitions import Definition, definitions
 from boris.structure.grammars import parse
@@ -107,17 +108,37 @@ class StructureTask:
         language = language_of(name, path)
         if language is None:
             return []
-        data = read_text_file(path, self.max_size)
+        data = self._read(path)
         if data is None:
             return []
-        if self.prefilter is not None:
-            matcher = compiled(self.prefilter, False, False)
-            if not matcher.matches(matcher.prepare(data)):
-                return []
         source = source_of(name, data, language)
         if source is None:
             return []
         return self.lines(label, source)
+
+    def _read(self, path: str) -> bytes | None:
+        """The file's text if it is to be parsed, as grep reads it. As in grep, a file
+        is told binary, or not a regular file, only once it holds the name: most files
+        do not, and are spared the look."""
+        try:
+            fd = os.open(path, OPEN_FLAGS)
+        except OSError:
+            return None
+        try:
+            data = read_text(fd, self.max_size)
+            if data is None:
+                return None
+            if self.prefilter is not None:
+                matcher = compiled(self.prefilter, False, False)
+                if not matcher.matches(matcher.prepare(data)):
+                    return None
+            if is_binary(data) or not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            return data
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
 
     def lines(self, label: str, source: Source) -> list[str]:
         """The lines of ``source`` (a file shown as ``label``) for this task's mode."""
