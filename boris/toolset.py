@@ -51,6 +51,7 @@ TOOLS = (
     Listed("notebook_edit"),
     Listed("grep"),
     Listed("glob"),
+    Listed("symbols"),
 )
 
 

@@ -82,13 +82,15 @@ def test_env_lists_split_on_commas_outside_braces(clean_env: pytest.MonkeyPatch)
         (["--anthropic-compat", "--disable-tools", "apply_patch"], ["apply_patch"]),
         (["--disable-tools", "notebook_edit"], ["notebook_edit"]),
         (["--anthropic-compat", "--disable-tools", "notebook_edit"], ["notebook_edit"]),
+        (["--disable-tools", "symbols"], ["symbols"]),
+        (["--anthropic-compat", "--disable-tools", "symbols"], ["symbols"]),
     ],
 )
 def test_disable_tools_knows_the_task_and_multi_edit_tools(
     clean_env: pytest.MonkeyPatch, flags: list[str], disabled: list[str]
 ) -> None:
-    """task_stop, multi_edit, apply_patch and notebook_edit are valid --disable-tools names in
-    both modes (multi_edit is not served with --anthropic-compat, where naming it changes
+    """task_stop, multi_edit, apply_patch, notebook_edit and symbols are valid --disable-tools
+    names in both modes (multi_edit is not served with --anthropic-compat, where naming it changes
     nothing)."""
     assert load_settings(flags).disable_tools == disabled
 

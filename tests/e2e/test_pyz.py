@@ -205,8 +205,8 @@ def run_dir(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
 async def test_stdio_round_trip(
     interpreter: Interpreter, pyz: Path, run_dir: tuple[Path, dict[str, str]]
 ) -> None:
-    """From an empty SHIV_ROOT: initialize, tools/list, bash, view, str_replace, grep; and
-    the first start unpacked only the layers of this interpreter."""
+    """From an empty SHIV_ROOT: initialize, tools/list, bash, view, str_replace, grep,
+    symbols; and the first start unpacked only the layers of this interpreter."""
     workdir, env = run_dir
     notes = workdir / "notes.txt"
     notes.write_text("alpha\nbeta\n")
@@ -227,6 +227,14 @@ async def test_stdio_round_trip(
         assert ok_text(replaced) == f"Replaced in {notes}\n\n1\talpha\n2\tgamma\n"
         grep = await client.call_tool("grep", {"pattern": "gam+a", "output_mode": "content"})
         assert ok_text(grep) == "notes.txt:2:gamma"
+        # tree-sitter's bindings of this Python and the grammars work from inside the zipapp.
+        (workdir / "shapes.go").write_text("package shapes\n\nfunc (c *Circle) Area() int {\n}\n")
+        (workdir / "shapes.rs").write_text("impl Circle {\n    fn area(&self) {}\n}\n")
+        symbols = await client.call_tool("symbols", {"name": "Circle.*", "regex": True})
+        assert ok_text(symbols) == (
+            "shapes.go:3-4  method Circle.Area  func (c *Circle) Area() int {\n"
+            "shapes.rs:2-2  method Circle.area  fn area(&self) {}"
+        )
         # nbformat, its schemas and validators work from inside the zipapp.
         cell: dict[str, Any] = {"cell_type": "code", "execution_count": None, "id": "a"}
         cell |= {"metadata": {}, "outputs": [], "source": ["x = 1"]}
@@ -378,12 +386,16 @@ def test_the_native_pyz_holds_binaries_of_this_machine_only(pyz: Path) -> None:
     assert check.returncode == 0, check.stderr
     binaries = check.stdout.splitlines()
     assert all(line.startswith("ok ") for line in binaries)
-    # pydantic-core and google-re2 once for each Python carried, in its layers
+    # pydantic-core, google-re2 and tree-sitter once for each Python carried, in its layers
     for combo, layers in manifest(pyz)["layers"].items():
         abi = "cpython-" + combo.rsplit("-cp", 1)[1]  # cpython-312
         mine = [line for line in binaries if any(f" natives/{layer}/" in line for layer in layers)]
-        for module in ("pydantic_core/_pydantic_core", "re2/_re2"):
+        for module in ("pydantic_core/_pydantic_core", "re2/_re2", "tree_sitter/_binding"):
             assert any(f"/{module}.{abi}-" in line for line in mine), (combo, module)
+    # Each grammar once (abi3), checked like every other binary.
+    grammars = {line.split()[-1].split("/")[-2] for line in binaries if "/_binding.abi3." in line}
+    assert grammars >= {"tree_sitter_python", "tree_sitter_go", "tree_sitter_swift"}
+    assert len(grammars) == 14
 
 
 @pytest.mark.slow  # builds the pyz (once per session)

@@ -151,21 +151,21 @@ STARTUP_ERRORS: list[tuple[list[str], dict[str, str] | None, str]] = [
         None,
         "unknown tool name 'nonexistent' in --disable-tools; valid names in the default "
         "mode: bash, task_output, task_stop, view, str_replace, multi_edit, apply_patch, "
-        "create_file, notebook_edit, grep, glob",
+        "create_file, notebook_edit, grep, glob, symbols",
     ),
     (
         ["--disable-tools", "str_replace_editor"],
         None,
         "unknown tool name 'str_replace_editor' in --disable-tools; valid names in the "
         "default mode: bash, task_output, task_stop, view, str_replace, multi_edit, "
-        "apply_patch, create_file, notebook_edit, grep, glob",
+        "apply_patch, create_file, notebook_edit, grep, glob, symbols",
     ),
     (
         ["--anthropic-compat", "--disable-tools", "nope"],
         None,
         "unknown tool name 'nope' in --disable-tools; valid names with --anthropic-compat: "
         "bash, task_output, task_stop, str_replace_editor, apply_patch, notebook_edit, grep, "
-        "glob, view, str_replace, create_file, multi_edit",
+        "glob, symbols, view, str_replace, create_file, multi_edit",
     ),
     (
         ["--max-file-size", "10XB"],
