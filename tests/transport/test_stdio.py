@@ -20,7 +20,12 @@ from mcp_types import ErrorData
 
 from tests.support import DEFAULT_TOOLS, INITIALIZE, RawStdio, raw_stdio, sdk_stdio_client
 from tests.support.files import memory_kib, peak_start
-from tests.support.surrogates import LONE_SURROGATE, SURROGATE_ID, SURROGATE_IDS
+from tests.support.surrogates import (
+    LONE_SURROGATE,
+    SURROGATE_ELSEWHERE,
+    SURROGATE_ID,
+    SURROGATE_IDS,
+)
 
 MB = 1024 * 1024
 #: README: a message may be 3 × --max-file-size + 1 MiB long (the line, without its newline).
@@ -199,6 +204,17 @@ def test_a_request_whose_id_is_not_unicode_is_answered_with_id_null(
     assert small.receive() == error(SURROGATE_ID)
     assert small.silent()
     assert tools_list(small, 45) == len(DEFAULT_TOOLS)
+
+
+@pytest.mark.parametrize(("line", "request_id", "answer"), SURROGATE_ELSEWHERE)
+def test_a_lone_surrogate_outside_the_arguments_is_answered_with_the_id(
+    small: RawStdio, line: bytes, request_id: int | None, answer: dict[str, Any]
+) -> None:
+    # As over HTTP (tests/transport/test_http.py): nothing runs, and the session goes on.
+    small.send(line)
+    assert small.receive() == error(answer, request_id)
+    assert small.silent()
+    assert tools_list(small, 46) == len(DEFAULT_TOOLS)
 
 
 @pytest.mark.parametrize(
