@@ -146,8 +146,15 @@ class _Registry:
             self.leaders[command.leader] = command.id
 
     def remove(self, command: CommandProcesses) -> None:
+        """Forget ``command``: its processes are all gone."""
         with self.lock:
             self.commands.pop(command.id, None)
+        self.session_ended(command)
+
+    def session_ended(self, command: CommandProcesses) -> None:
+        """The session ``command``'s shell led has no process left: its number may
+        become another session's, which must not be taken for the command's."""
+        with self.lock:
             if self.leaders.get(command.leader) == command.id:
                 del self.leaders[command.leader]
 
@@ -319,6 +326,8 @@ class CommandProcesses:
                 inside = view.members.get(self.leader, [])
                 # An empty session never gets a member again.
                 self.leader_gone = not inside
+            if self.leader_gone:
+                _registry.session_ended(self)
         outside = view.escaped.get(self.id, [])
         if not inside and not outside:
             self.ended = True

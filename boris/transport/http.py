@@ -331,10 +331,11 @@ class RequestBodies:
         if isinstance(verdict, Refusal):
             await _send_reply(send, 400, verdict.reply)
             return
+        if self.max_sessions is not None and _header(scope, b"mcp-session-id") is None:
+            request_id = verdict.id if isinstance(verdict, mcp_types.JSONRPCRequest) else None
+            send = _telling_the_session_limit(send, request_id, self.max_sessions)
         with ExitStack() as around:
             if isinstance(verdict, mcp_types.JSONRPCRequest):
-                if self.max_sessions is not None and _header(scope, b"mcp-session-id") is None:
-                    send = _telling_the_session_limit(send, verdict.id, self.max_sessions)
                 if _answered_plainly(verdict, scope):
                     around.enter_context(answering_plainly())
                 call = _without_arguments(verdict)
@@ -386,10 +387,10 @@ class RequestBodies:
         await _send_reply(send, 413, too_large(self.limit, found).reply)
 
 
-def _telling_the_session_limit(send: Send, request_id: int | str, limit: int) -> Send:
-    """``send`` for a request that would open a session: the SDK's 503 (its answer at the
+def _telling_the_session_limit(send: Send, request_id: int | str | None, limit: int) -> Send:
+    """``send`` for a message that would open a session: the SDK's 503 (its answer at the
     session limit, and its only 503) is replaced by one naming the limit, the flag
-    that sets it and the request's id."""
+    that sets it and the request's id (None for a notification)."""
     replaced = False
 
     async def send_naming_the_limit(message: Message) -> None:

@@ -8,10 +8,12 @@ does, as the README says.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -100,6 +102,13 @@ async def test_a_stdio_servers_commands_cannot_open_it(other_dir: Path) -> None:
     async with stdio_client(workdir=other_dir, command=command) as client:
         uid = ok_text(await client.call_tool("bash", {"command": "id -u"}))
         assert uid != "exit_code: 0\n\nstdout:\n0\n", "the server runs as root"
+        # Non-dumpable, the server still follows its shells' working directory.
+        assert ok_text(await client.call_tool("bash", {"command": "mkdir sub && cd sub"})) == (
+            "exit_code: 0\n"
+        )
+        assert ok_text(await client.call_tool("bash", {"command": "pwd"})) == (
+            f"exit_code: 0\n\nstdout:\n{other_dir}/sub\n"
+        )
         for probe, line in PROBES.items():
             text = ok_text(await client.call_tool("bash", {"command": line}))
             assert not text.startswith("exit_code: 0\n"), (probe, text)
@@ -150,55 +159,70 @@ def task_id_of_raw(text: str) -> str:
 
 # --- descriptors a command inherits --------------------------------------------------------
 
-#: A listing of the descriptors the command itself (an exec'd program) holds, without
-#: the one it opened for the listing.
-OWN_FDS = 'for f in /proc/self/fd/*; do [ -e "$f" ] && echo "${f##*/} $(readlink $f)"; done'
+#: What a program a command runs holds: ls lists its own descriptors (3 is the directory
+#: it reads).
+LISTING = "ls -l /proc/self/fd"
 
 
 def descriptors(text: str) -> dict[int, str]:
+    """Descriptor → what it is, from lines ``N target`` or ``ls -l``'s ``… N -> target``."""
     found = {}
     for line in text.splitlines():
+        listed = re.search(r" (\d+) -> (.*)$", line)
         number, _, target = line.partition(" ")
-        if number.isdigit():
+        if listed:
+            found[int(listed.group(1))] = listed.group(2)
+        elif number.isdigit():
             found[int(number)] = target
     return found
 
 
-async def test_a_command_inherits_nothing_but_its_stdio(tmp_path: Path) -> None:
+@contextlib.asynccontextmanager
+async def client_over(transport: str, workdir: Path) -> AsyncIterator[Any]:
+    """A fastmcp client of a server on ``transport`` (``stdio`` or ``http``)."""
+    if transport == "stdio":
+        async with stdio_client(workdir=workdir) as client:
+            yield client
+    else:
+        with http_server(workdir=workdir) as server:
+            async with http_client(server.url) as client:
+                yield client
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_command_inherits_nothing_but_its_stdio(tmp_path: Path, transport: str) -> None:
     """A program a command runs holds stdin (/dev/null), stdout and stderr (pipes),
     nothing else of the server's, in the foreground, the background, a subshell, a
     detached process."""
-    listing = f"sh -c '{OWN_FDS}'"
-    async with stdio_client(workdir=tmp_path) as client:
-        foreground = ok_text(await client.call_tool("bash", {"command": listing}))
-        subshell = ok_text(await client.call_tool("bash", {"command": f"( {listing} )"}))
+    detached_output = tmp_path / "detached"
+    async with client_over(transport, tmp_path) as client:
+        foreground = ok_text(await client.call_tool("bash", {"command": LISTING}))
+        subshell = ok_text(await client.call_tool("bash", {"command": f"( {LISTING} )"}))
         detached = ok_text(
-            await client.call_tool(
-                "bash", {"command": f"setsid {listing} > {tmp_path}/detached; sleep 0.5"}
-            )
+            await client.call_tool("bash", {"command": f"setsid {LISTING} > {detached_output}"})
         )
         task = task_id_of(
-            await client.call_tool("bash", {"command": listing, "run_in_background": True})
+            await client.call_tool("bash", {"command": LISTING, "run_in_background": True})
         )
         result = await client.call_tool("task_output", {"task_id": task, "block": True})
         background = ok_text(result)
     assert detached == "exit_code: 0\n"
-    for text in (foreground, subshell, background, (tmp_path / "detached").read_text()):
+    for text in (foreground, subshell, background, detached_output.read_text()):
         held = descriptors(text)
-        # sh's own listing may hold one more descriptor: the directory it reads (3).
-        held.pop(3, None)
+        del held[3]  # ls's own
         assert sorted(held) == [0, 1, 2], text
         assert held[0] == "/dev/null", text
-        assert held[1].startswith("pipe:"), text
         assert held[2].startswith("pipe:"), text
+        assert held[1].startswith("pipe:") or held[1] == str(detached_output), text
 
 
 async def test_the_shell_holds_only_its_report_socket(tmp_path: Path) -> None:
     """The shell running a foreground command holds one descriptor beyond its stdio: its
     copy of the cwd report socket, closed on exec (so no program it runs inherits it);
     in the background, none."""
-    # ls, not a loop in the shell: a command substitution would add a pipe of its own.
-    shells = "ls -l /proc/$$/fd | sed -n 's/.* \\([0-9][0-9]*\\) -> /\\1 /p'"
+    # ls alone, run by the shell: a loop would open a command substitution's pipe in the
+    # shell, and a pipeline's pipe may still be open there while ls looks.
+    shells = "ls -l /proc/$$/fd"
     flags = "grep flags /proc/$$/fdinfo/{n}"
     async with stdio_client(workdir=tmp_path) as client:
         foreground = descriptors(ok_text(await client.call_tool("bash", {"command": shells})))

@@ -60,8 +60,8 @@ SETTINGS = [
         "{tmp}/flag.token", "{tmp}/env.token", "{tmp}/env.token",
     ),
     Setting(
-        "allow_hosts", "--allow-host", "BORIS_ALLOW_HOSTS", [], "none", "a.example,b",
-        ["a.example,b"], "boris.example:8080,c.example", ["boris.example:8080", "c.example"],
+        "allow_hosts", "--allow-host", "BORIS_ALLOW_HOSTS", [], "none", "a.example",
+        ["a.example"], "boris.example:8080,c.example", ["boris.example:8080", "c.example"],
     ),
     Setting(
         "max_sessions", "--max-sessions", "BORIS_MAX_SESSIONS", 256, "256", "8", 8, "1", 1,
