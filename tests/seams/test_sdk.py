@@ -9,6 +9,8 @@ tests/transport/test_http.py (answers as JSON or SSE) and tests/e2e/test_session
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
@@ -23,6 +25,7 @@ from mcp.server.streamable_http import (
     EventMessage,
     StreamableHTTPServerTransport,
 )
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import RequestBodyLimitMiddleware
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from mcp_types import JSONRPCNotification, JSONRPCResponse
@@ -49,7 +52,9 @@ async def test_a_callback_runs_when_the_connection_closes() -> None:
     assert closed == [True]
 
 
-async def test_each_session_answers_quiet_requests_plainly(tmp_path: Path) -> None:
+@contextlib.asynccontextmanager
+async def session_manager(tmp_path: Path) -> AsyncIterator[StreamableHTTPSessionManager]:
+    """The SDK's session manager of Boris's HTTP app, started as uvicorn starts it."""
     argv = ["--workdir", str(tmp_path), "--transport", "http"]
     app = http_app(build_app(argv), load_settings(argv))
     (endpoint,) = [r.endpoint for r in app.routes if isinstance(r, Route) and r.path == "/mcp"]
@@ -57,6 +62,15 @@ async def test_each_session_answers_quiet_requests_plainly(tmp_path: Path) -> No
     async with app.router.lifespan_context(app):
         manager = endpoint.session_manager
         assert manager is not None
+        yield manager
+
+
+async def test_each_session_answers_quiet_requests_plainly(tmp_path: Path) -> None:
+    argv = ["--workdir", str(tmp_path), "--transport", "http"]
+    async with session_manager(tmp_path) as manager:
+        # The session limit is Boris's (the SDK's public attribute, which fastmcp does
+        # not pass on).
+        assert manager.max_sessions == load_settings(argv).max_sessions
         # The SDK's own body limit lets through what Boris's lets through.
         limiter = manager.asgi_app
         assert isinstance(limiter, RequestBodyLimitMiddleware)
@@ -82,13 +96,7 @@ async def test_a_full_request_queue_drops_progress_and_keeps_room_for_the_reply(
     """The SDK routes a session's messages, one at a time, into the queue of the request
     they belong to (``_request_streams``); an admitted transport's queues drop progress
     rather than make that routing wait, and keep the last place for the reply."""
-    argv = ["--workdir", str(tmp_path), "--transport", "http"]
-    app = http_app(build_app(argv), load_settings(argv))
-    (endpoint,) = [r.endpoint for r in app.routes if isinstance(r, Route) and r.path == "/mcp"]
-    assert isinstance(endpoint, StreamableHTTPASGIApp)
-    async with app.router.lifespan_context(app):
-        manager = endpoint.session_manager
-        assert manager is not None
+    async with session_manager(tmp_path) as manager:
         transport = manager._admit_session(None)
         assert transport is not None
         async with transport.connect() as (_, write_stream):

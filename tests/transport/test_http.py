@@ -641,6 +641,20 @@ def test_a_request_without_a_progress_token_is_answered_as_one_json_body(
         session.delete()
 
 
+def bash_with_progress(request_id: int, command: str) -> dict[str, object]:
+    """A bash call asking for progress (token ``p``)."""
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {
+            "name": "bash",
+            "arguments": {"command": command},
+            "_meta": {"progressToken": "p"},
+        },
+    }
+
+
 def _sse_events(response: http.client.HTTPResponse) -> Iterator[dict[str, object]]:
     """The JSON messages of an SSE response, each as soon as its event is complete."""
     data: list[str] = []
@@ -664,16 +678,7 @@ def test_a_call_with_a_progress_token_streams_its_progress_while_it_runs(
     connection = http.client.HTTPConnection(host, int(port), timeout=30)
     try:
         command = f"echo first; while [ ! -e {go_on} ]; do sleep 0.01; done; echo second"
-        call = {
-            "jsonrpc": "2.0",
-            "id": 8,
-            "method": "tools/call",
-            "params": {
-                "name": "bash",
-                "arguments": {"command": command},
-                "_meta": {"progressToken": "p"},
-            },
-        }
+        call = bash_with_progress(8, command)
         connection.request("POST", "/mcp", json.dumps(call).encode(), session.headers)
         response = connection.getresponse()
         assert response.status == 200
@@ -759,16 +764,7 @@ async def test_an_unread_progress_stream_does_not_stall_its_session(
     session's other calls are still answered at once."""
     session = RawSession(open_server.url)
     flood = "yes \"$(printf '%30000s' '' | tr ' ' x)\""
-    call = {
-        "jsonrpc": "2.0",
-        "id": 50,
-        "method": "tools/call",
-        "params": {
-            "name": "bash",
-            "arguments": {"command": flood},
-            "_meta": {"progressToken": "p"},
-        },
-    }
+    call = bash_with_progress(50, flood)
     body = json.dumps(call).encode()
     unread = socket.socket()
     unread.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
