@@ -47,14 +47,12 @@ def other_dir() -> Iterator[Path]:
 
 
 async def test_commands_see_no_token_over_http(tmp_path: Path) -> None:
-    token_file = tmp_path / "token"
-    token_file.write_text(TOKEN + "\n")
-    for env in ({"BORIS_TOKEN": TOKEN}, {"BORIS_TOKEN_FILE": str(token_file)}):
-        with http_server(workdir=tmp_path, env=env) as server:
-            async with http_client(server.url, token=TOKEN) as client:
-                text = ok_text(await client.call_tool("bash", {"command": "env"}))
-                assert "BORIS_TOKEN" not in text
-                assert TOKEN not in text
+    with http_server(workdir=tmp_path, env={"BORIS_TOKEN": TOKEN}) as server:
+        async with http_client(server.url, token=TOKEN) as client:
+            text = ok_text(await client.call_tool("bash", {"command": "env; echo end"}))
+    assert text.endswith("end\n"), text
+    assert "BORIS_TOKEN" not in text
+    assert TOKEN not in text
 
 
 async def test_commands_see_no_token_over_stdio(tmp_path: Path) -> None:
@@ -65,27 +63,34 @@ async def test_commands_see_no_token_over_stdio(tmp_path: Path) -> None:
     assert "BORIS_TOKEN" not in text
 
 
-async def test_a_token_file_keeps_the_token_off_the_command_line(tmp_path: Path) -> None:
-    """``--token-file``: its first line, whitespace stripped, is the token; ``ps`` (the
-    server's command line) does not show it."""
+@pytest.mark.parametrize("given", ["flag", "env"])
+async def test_a_token_file_keeps_the_token_off_the_command_line(
+    tmp_path: Path, given: str
+) -> None:
+    """``--token-file`` (or ``BORIS_TOKEN_FILE``): its first line, whitespace stripped, is
+    the token; neither ``ps`` (the server's command line) nor a command's environment
+    shows it."""
     token_file = tmp_path / "secret"
     token_file.write_text(f"  {TOKEN}\t\nnot the token\n")
-    with http_server("--token-file", str(token_file), workdir=tmp_path) as server:
+    args, env = ([], {"BORIS_TOKEN_FILE": str(token_file)})
+    if given == "flag":
+        args, env = (["--token-file", str(token_file)], {})
+    with http_server(*args, workdir=tmp_path, env=env) as server:
         assert http_request("POST", server.url, {"Content-Type": "application/json"})[0] == 401
         async with sdk_http_client(server.url, token=TOKEN) as client:
-            text = ok_text(
-                await client.call_tool("bash", {"command": "ps -eo args; cat /proc/$PPID/cmdline"})
-            )
-        assert str(token_file) in text
-        assert TOKEN not in text
+            command = "ps -eo args; cat /proc/$PPID/cmdline; echo; env"
+            text = ok_text(await client.call_tool("bash", {"command": command}))
+    assert "boris" in text
+    assert TOKEN not in text
+    assert "BORIS_TOKEN" not in text
 
 
 # --- the server's descriptors, memory and environment -----------------------------------
 
 
 # Commands that open the server's descriptors (its pipes to the client on STDIO, other
-# sessions' output pipes on HTTP), read its environment and memory, or trace it. Each
-# must fail for want of permission.
+# sessions' output pipes on HTTP), or read its environment and memory (the kernel's
+# check for those is the one for tracing it). Each must fail for want of permission.
 PROBES = {
     "descriptors": "ls /proc/$PPID/fd",
     "a descriptor": "cat /proc/$PPID/fd/0 </dev/null",
@@ -93,6 +98,10 @@ PROBES = {
     "memory": "head -c 16 /proc/$PPID/mem",
     "a forged reply": (
         'printf \'%s\\n\' \'{"jsonrpc":"2.0","id":1,"result":{}}\' > /proc/$PPID/fd/7'
+    ),
+    # ... or a request in its input (a pipe's end opened through /proc is the pipe).
+    "a forged request": (
+        'printf \'%s\\n\' \'{"jsonrpc":"2.0","id":9,"method":"ping"}\' > /proc/$PPID/fd/6'
     ),
 }
 
