@@ -2,7 +2,7 @@
 
 fastmcp's ``http_app`` and the MCP SDK's session manager serve ``/mcp``. The guards,
 outermost first: permissive CORS on every route; on ``/mcp`` the bearer token or,
-without one, the origin check; the refusal of the stateless protocol revision
+without one, the origin and Host checks; the refusal of the stateless protocol revision
 (sessions need the handshake); a bounded request body, read and parsed once
 (boris.transport.jsonrpc, as a STDIO line is).
 
@@ -213,12 +213,12 @@ class AccessGuard:
         app: ASGIApp,
         token: str | None,
         allow_origins: list[str],
-        hosts: HostNames | None = None,
+        hosts: HostNames,
     ) -> None:
         self.app = app
         self.token = token.encode() if token else None
         self.allow_origins = {_normalize_origin(o) for o in allow_origins}
-        self.hosts = hosts or HostNames([], "127.0.0.1")
+        self.hosts = hosts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and _is_mcp_path(scope):
@@ -287,13 +287,14 @@ class RequestBodies:
     if the body's first or last bytes show it; nothing more of it is kept), and
     parsed as a STDIO line is (boris.transport.jsonrpc): what is not one valid
     message gets its JSON-RPC error with 400. A tool call goes on without its
-    arguments, beside it; everything else goes on to the SDK unchanged.
+    arguments, beside it; everything else goes on to the SDK unchanged. A message that
+    would open a session past ``max_sessions`` gets the SDK's 503 in Boris's words.
     """
 
     #: Bodies up to this size are parsed on the event loop; larger ones in a thread.
     _INLINE = 1 << 16
 
-    def __init__(self, app: ASGIApp, limit: int, max_sessions: int | None = None) -> None:
+    def __init__(self, app: ASGIApp, limit: int, max_sessions: int) -> None:
         self.app = app
         self.limit = limit
         self.max_sessions = max_sessions
@@ -331,7 +332,7 @@ class RequestBodies:
         if isinstance(verdict, Refusal):
             await _send_reply(send, 400, verdict.reply)
             return
-        if self.max_sessions is not None and _header(scope, b"mcp-session-id") is None:
+        if _header(scope, b"mcp-session-id") is None:
             request_id = verdict.id if isinstance(verdict, mcp_types.JSONRPCRequest) else None
             send = _telling_the_session_limit(send, request_id, self.max_sessions)
         with ExitStack() as around:
@@ -458,7 +459,7 @@ def http_app(mcp: FastMCP[Any], settings: Settings) -> Any:
         session_idle_timeout=settings.session_idle_timeout,
         stateless_http=False,
         json_response=False,
-        host_origin_protection=False,  # AccessGuard owns the origin policy
+        host_origin_protection=False,  # AccessGuard owns the origin and Host policy
         middleware=[
             ASGIMiddleware(Cors),
             ASGIMiddleware(
