@@ -244,3 +244,21 @@ def parent_of(pid: int) -> int:
     except FileNotFoundError:
         return 0
     return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+async def test_reaping_orphans_takes_no_shells_exit_status(server: HttpServer) -> None:
+    """While orphans end all around (each call leaves one that ends at once), every
+    call still gets its own shell's exit status: the reaper waits only for orphans."""
+    async with http_client(server.url) as client:
+        codes: dict[int, str] = {}
+
+        async def call(code: int) -> None:
+            command = f"(setsid sh -c 'exit 0' &); (sleep 0.01 &); exit {code}"
+            codes[code] = ok_text(await client.call_tool("bash", {"command": command}))
+
+        async with anyio.create_task_group() as group:
+            for code in range(40):
+                group.start_soon(call, code)
+        assert codes == {code: f"exit_code: {code}\n" for code in range(40)}
+        assert await no_zombies(await server_pid(client)) == []
+    assert "was lost" not in server.stderr()
