@@ -15,6 +15,12 @@ if TYPE_CHECKING:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    # First of all, before the token is read: commands the server runs as its own user
+    # must not read its memory, environment or descriptors (boris.prctl).
+    from boris.prctl import make_undumpable
+
+    make_undumpable()
+
     # Boris runs inside users' repositories: fastmcp must not pick up a .env of
     # the current directory, check for updates over the network, or print a banner.
     # Set before fastmcp is first imported, since it reads them at import time.
@@ -44,8 +50,11 @@ def serve(settings: Settings) -> None:
     import anyio
 
     from boris.app import build_app
+    from boris.prctl import become_subreaper
     from boris.shell.process import detect_shell
 
+    # What commands detach stays below the server, to be ended and reaped (boris.prctl).
+    become_subreaper()
     shell = detect_shell()
     logging.getLogger("boris").info(
         "boris %s, shell %s, workdir %s", __version__, shell, settings.workdir

@@ -19,11 +19,12 @@ import anyio
 
 from boris.files.access import FileAccess
 from boris.files.scope import PathScope
+from boris.prctl import is_subreaper
 from boris.seams.sdk import on_connection_close
 from boris.settings import Settings
 from boris.shell.command import Shell
 from boris.shell.environment import child_environment, for_commands
-from boris.shell.processes import KILL_GRACE
+from boris.shell.processes import KILL_GRACE, Descendants
 from boris.shell.tasks import Endable, TaskTable
 
 if TYPE_CHECKING:
@@ -177,11 +178,19 @@ class SessionStore:
             session.close()
 
     async def close_all(self) -> None:
-        """Close every session and wait (at most ``KILL_GRACE``) for their tasks to end."""
+        """Close every session and wait (at most ``KILL_GRACE``) for their tasks to end.
+
+        In a child subreaper, every process below the server outside its own session is
+        ended too: whatever a command detached, attributed to it or not, and whatever
+        sessions closed before (their end does not wait)."""
         with self._lock:
             sessions = list(self._sessions.values())
             self._sessions.clear()
-        tasks = [task for session in sessions for task in session.close()]
+        tasks: list[Endable] = [task for session in sessions for task in session.close()]
+        if is_subreaper():
+            rest = Descendants()
+            rest.terminate()
+            tasks.append(rest)
         deadline = time.monotonic() + KILL_GRACE
         while tasks and time.monotonic() < deadline:
             await anyio.sleep(0.05)

@@ -21,6 +21,7 @@ import secrets
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, NoReturn
+from urllib.parse import urlsplit
 
 from pydantic import (
     BeforeValidator,
@@ -111,12 +112,23 @@ class Settings(BaseSettings):
         EnvList, Field(description="glob patterns the file tools may not touch (repeatable)")
     ] = []
     token: Annotated[str | None, Field(description="bearer token required on /mcp")] = None
+    token_file: Annotated[
+        str | None,
+        Field(description="read the bearer token from this file's first line (not shown by ps)"),
+    ] = None
     allow_origins: Annotated[
         EnvList, Field(description="extra browser origins allowed without a token (repeatable)")
+    ] = []
+    allow_hosts: Annotated[
+        EnvList,
+        Field(description="extra Host names /mcp answers without a token (repeatable)"),
     ] = []
     session_idle_timeout: Annotated[
         float, Field(gt=0, description="seconds an idle HTTP session is kept")
     ] = 600
+    max_sessions: Annotated[
+        int, Field(ge=1, description="open HTTP sessions at most; initialize beyond: 503")
+    ] = 256
     generate_token: Annotated[
         bool, Field(description="generate a random token and print it to stderr")
     ] = False
@@ -183,6 +195,17 @@ class Settings(BaseSettings):
                 raise ValueError(f"invalid deny pattern {pattern!r}: {problem}")
         return normalised
 
+    @field_validator("allow_hosts", mode="after")
+    @classmethod
+    def _valid_hosts(cls, value: list[str]) -> list[str]:
+        for host in value:
+            if host_and_port(host) is None:
+                raise ValueError(
+                    f"invalid host {host!r}: give a name or an address, with or without "
+                    "a port (boris.example, boris.example:8080, [fd00::1]:8080)"
+                )
+        return value
+
     @field_validator("token", mode="after")
     @classmethod
     def _non_empty_token(cls, value: str | None) -> str | None:
@@ -194,6 +217,11 @@ class Settings(BaseSettings):
     def _consistent(self) -> Settings:
         if self.token is not None and self.generate_token:
             raise ValueError("--token and --generate-token are mutually exclusive; use one")
+        if self.token_file is not None:
+            if self.token is not None or self.generate_token:
+                other = "--token" if self.token is not None else "--generate-token"
+                raise ValueError(f"--token-file and {other} are mutually exclusive; use one")
+            self.token = read_token_file(self.token_file)
         valid = valid_disable_names(self.anthropic_compat)
         unknown = [name for name in self.disable_tools if name not in valid]
         if unknown:
@@ -227,6 +255,54 @@ class Settings(BaseSettings):
         return self.timeout * 1000
 
 
+def read_token_file(path: str) -> str:
+    """The token in the file ``path``: its first line, whitespace stripped (a secret
+    mounted by Docker or Kubernetes often ends with a newline). ValueError, saying why,
+    if it cannot be read or holds no token."""
+    try:
+        with open(path, "rb") as file:
+            first = file.readline(_TOKEN_FILE_LIMIT)
+    except OSError as exc:
+        raise ValueError(f"cannot read --token-file {path}: {exc.strerror or exc}") from None
+    try:
+        token = first.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        raise ValueError(f"--token-file {path} is not UTF-8 text") from None
+    if not token:
+        raise ValueError(f"--token-file {path} is empty: its first line must hold the token")
+    return token
+
+
+#: Bytes of a token file's first line read at most: a token is a line, not a file's worth.
+_TOKEN_FILE_LIMIT = 4096
+
+
+def host_and_port(value: str) -> tuple[str, int | None] | None:
+    """The name (lower case, an IPv6 address without brackets) and the port of a
+    ``Host`` header, an ``--allow-host`` value or a ``--host``; None if it is not one."""
+    text = value.strip()
+    if text.count(":") > 1 and not text.startswith("["):
+        text = f"[{text}]"  # an IPv6 address alone, as --host takes it
+    try:
+        parts = urlsplit("//" + text)
+        name, port = parts.hostname, parts.port
+    except ValueError:
+        return None
+    if not name or parts.path or parts.query or parts.fragment or parts.username is not None:
+        return None
+    name = name.removesuffix(".")
+    if not _HOST_NAME.fullmatch(name):
+        try:
+            ipaddress.ip_address(name)
+        except ValueError:
+            return None
+    return name, port
+
+
+# A host name as a Host header carries it (IDNs in their ASCII form).
+_HOST_NAME = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*")
+
+
 def is_loopback_host(host: str) -> bool:
     """Whether binding ``host`` serves this machine only: ``localhost`` or a loopback
     address (127.0.0.0/8, ::1). Any other name may resolve to anything."""
@@ -249,7 +325,12 @@ def _existing_directory(path: str, resolved: str) -> str:
 # --- command line -----------------------------------------------------------------
 
 #: Repeatable flags are singular on the command line; their env vars are plural.
-_FLAG_NAMES = {"allow_dirs": "allow-dir", "deny_dirs": "deny-dir", "allow_origins": "allow-origin"}
+_FLAG_NAMES = {
+    "allow_dirs": "allow-dir",
+    "deny_dirs": "deny-dir",
+    "allow_origins": "allow-origin",
+    "allow_hosts": "allow-host",
+}
 
 
 def flag_of(field: str) -> str:
@@ -273,10 +354,13 @@ _HELP_GROUPS: dict[str, dict[str, str]] = {
         "host": "HOST",
         "port": "PORT",
         "token": "TOKEN",
+        "token_file": "FILE",
         "generate_token": "{true,false}",
         "allow_unauthenticated": "{true,false}",
         "allow_origins": "ORIGIN",
+        "allow_hosts": "HOST",
         "session_idle_timeout": "SECONDS",
+        "max_sessions": "COUNT",
     },
     "tools": {
         "timeout": "SECONDS",

@@ -33,6 +33,7 @@ LAYERS = [
             "boris.logs",
             "boris.arguments",
             "boris.stop",
+            "boris.prctl",
         ],
     ),
     ("patterns", ["boris.patterns"]),

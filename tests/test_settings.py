@@ -199,7 +199,7 @@ def typed(value: object) -> tuple[type, object]:
 
 def test_the_table_has_a_row_for_every_setting() -> None:
     assert sorted(row.field for row in SETTINGS) == sorted(Settings.model_fields)
-    assert len({row.flag for row in SETTINGS}) == len({row.env for row in SETTINGS}) == 19
+    assert len({row.flag for row in SETTINGS}) == len({row.env for row in SETTINGS}) == 22
     for row in SETTINGS:
         # Otherwise the rows below could not tell where a value came from.
         assert row.env_parsed != row.default, row.field
@@ -216,6 +216,8 @@ def test_every_setting_by_flag_and_env_var(
     for name in ("a", "b", "a,b"):
         (tmp / name).mkdir()
     (tmp / "link-to-b").symlink_to(tmp / "b")
+    for name in ("flag", "env"):
+        (tmp / f"{name}.token").write_text(f"{name}-secret\n")
     clean_env.chdir(tmp)
 
     def parsed(argv: list[str]) -> tuple[type, object]:
@@ -294,9 +296,11 @@ def test_flags_are_not_abbreviated(
 #: --help, whitespace collapsed (argparse wraps lines to the terminal's width).
 HELP = (
     "usage: boris [-h] [--version] [--transport {stdio,http}] [--workdir DIR] [--host HOST] "
-    "[--port PORT] [--token TOKEN] [--generate-token [{true,false}]] "
+    "[--port PORT] [--token TOKEN] [--token-file FILE] [--generate-token [{true,false}]] "
     "[--allow-unauthenticated [{true,false}]] [--allow-origin [ORIGIN ...]] "
-    "[--session-idle-timeout SECONDS] [--timeout SECONDS] [--background-task-timeout SECONDS] "
+    "[--allow-host [HOST ...]] "
+    "[--session-idle-timeout SECONDS] [--max-sessions COUNT] [--timeout SECONDS] "
+    "[--background-task-timeout SECONDS] "
     "[--allow-dir [DIR ...]] [--deny-dir [PATTERN ...]] [--max-file-size SIZE] "
     "[--require-view-before-edit {auto,true,false}] [--disable-tools [TOOL ...]] "
     "[--anthropic-compat [{true,false}]] [--log-level {debug,info,warn,error}] "
@@ -311,14 +315,20 @@ HELP = (
     "[env BORIS_HOST; default 127.0.0.1] "
     "--port PORT HTTP listen port [env BORIS_PORT; default 8080] "
     "--token TOKEN bearer token required on /mcp [env BORIS_TOKEN; default none] "
+    "--token-file FILE read the bearer token from this file's first line (not shown by ps) "
+    "[env BORIS_TOKEN_FILE; default none] "
     "--generate-token [{true,false}] generate a random token and print it to stderr "
     "[env BORIS_GENERATE_TOKEN; default false] "
     "--allow-unauthenticated [{true,false}] serve a non-loopback --host without a token, "
     "knowingly [env BORIS_ALLOW_UNAUTHENTICATED; default false] "
     "--allow-origin [ORIGIN ...] extra browser origins allowed without a token (repeatable) "
     "[env BORIS_ALLOW_ORIGINS; default none] "
+    "--allow-host [HOST ...] extra Host names /mcp answers without a token (repeatable) "
+    "[env BORIS_ALLOW_HOSTS; default none] "
     "--session-idle-timeout SECONDS seconds an idle HTTP session is kept "
     "[env BORIS_SESSION_IDLE_TIMEOUT; default 600] "
+    "--max-sessions COUNT open HTTP sessions at most; initialize beyond: 503 "
+    "[env BORIS_MAX_SESSIONS; default 256] "
     "tools: --timeout SECONDS default bash timeout in seconds (the tool takes ms) "
     "[env BORIS_TIMEOUT; default 120] "
     "--background-task-timeout SECONDS seconds before a background task is killed; 0 = never "

@@ -54,6 +54,18 @@ SETTINGS = [
         "token", "--token", "BORIS_TOKEN", None, "none", "flag-secret", "flag-secret",
         "env-secret", "env-secret",
     ),
+    # The token is the file's first line; the setting is where the file is.
+    Setting(
+        "token_file", "--token-file", "BORIS_TOKEN_FILE", None, "none", "{tmp}/flag.token",
+        "{tmp}/flag.token", "{tmp}/env.token", "{tmp}/env.token",
+    ),
+    Setting(
+        "allow_hosts", "--allow-host", "BORIS_ALLOW_HOSTS", [], "none", "a.example",
+        ["a.example"], "boris.example:8080,c.example", ["boris.example:8080", "c.example"],
+    ),
+    Setting(
+        "max_sessions", "--max-sessions", "BORIS_MAX_SESSIONS", 256, "256", "8", 8, "1", 1,
+    ),
     Setting(
         "allow_origins", "--allow-origin", "BORIS_ALLOW_ORIGINS", [], "none",
         "http://a.example:3000", ["http://a.example:3000"],
@@ -124,6 +136,37 @@ STARTUP_ERRORS: list[tuple[list[str], dict[str, str] | None, str]] = [
         ["--transport", "stdio", "--token", "abc", "--generate-token"],
         None,
         "--token and --generate-token are mutually exclusive; use one",
+    ),
+    (
+        ["--token-file", "/dev/null", "--token", "abc"],
+        None,
+        "--token-file and --token are mutually exclusive; use one",
+    ),
+    (
+        ["--generate-token"],
+        {"BORIS_TOKEN_FILE": "/dev/null"},
+        "--token-file and --generate-token are mutually exclusive; use one",
+    ),
+    (
+        ["--token-file", "/dev/null"],
+        None,
+        "--token-file /dev/null is empty: its first line must hold the token",
+    ),
+    (
+        ["--transport", "stdio", "--token-file", "/nonexistent/boris.token"],
+        None,
+        "cannot read --token-file /nonexistent/boris.token: No such file or directory",
+    ),
+    (
+        ["--allow-host", "boris.example/mcp"],
+        None,
+        "--allow-host (BORIS_ALLOW_HOSTS): invalid host 'boris.example/mcp': give a name or an "
+        "address, with or without a port (boris.example, boris.example:8080, [fd00::1]:8080)",
+    ),
+    (
+        ["--max-sessions", "0"],
+        None,
+        "--max-sessions (BORIS_MAX_SESSIONS): Input should be greater than or equal to 1",
     ),
     (
         ["--host", "0.0.0.0"],
