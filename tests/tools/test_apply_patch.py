@@ -688,36 +688,42 @@ async def test_view_before_edit(client: Client[Any], case: Path) -> None:
 async def scoped(tmp_path: Path) -> AsyncIterator[tuple[Client[Any], Path]]:
     work = tmp_path / "work"
     work.mkdir()
-    flags = ["--allow-dir", str(work), "--deny-dir", "**/secret*", "--max-file-size", "100B"]
+    flags = ["--allow-dir", str(work), "--deny-dir", "**/secret*", "--max-file-size", "1KB"]
     async with app_client(*flags, workdir=work) as client:
         yield client, work
 
 
 async def test_scope_is_checked_for_every_file_first(scoped: tuple[Client[Any], Path]) -> None:
     client, work = scoped
-    path = await viewed(client, work / "a.txt", "a\n")
+    await viewed(client, work / "a.txt", "a\n")
     outside = work.parent / "outside.txt"
     for section, denied in (
-        (f"*** Add File: {outside}\n+x", outside),
-        (f"*** Delete File: {work}/secret.txt", work / "secret.txt"),
-        (f"*** Update File: {path}\n*** Move to: secrets/a.txt", work / "secrets"),
+        ("*** Add File: ../outside.txt\n+x", outside),
+        ("*** Delete File: secret.txt", work / "secret.txt"),
+        ("*** Update File: a.txt\n*** Move to: secrets/a.txt", work / "secrets"),
     ):
-        message = await refused(client, work, patch(f"*** Add File: {work}/new.txt", "+n", section))
+        message = await refused(client, work, patch("*** Add File: new.txt", "+n", section))
         assert message.startswith(f"[ACCESS_DENIED] {denied}"), message
     assert not outside.exists()
 
 
 async def test_size_limit_on_new_content(scoped: tuple[Client[Any], Path]) -> None:
     client, work = scoped
-    path = await viewed(client, work / "a.txt", "a\n")
-    big = "+" + "x" * 100
-    assert await refused(client, work, patch(f"*** Add File: {work}/big.txt", big)) == (
-        f"[FILE_TOO_LARGE] the new file {work}/big.txt would be 101 bytes (101 bytes), over "
-        "the 100 bytes limit set by --max-file-size"
-    )
-    assert await refused(client, work, patch(f"*** Update File: {path}", "-a", big)) == (
-        f"[FILE_TOO_LARGE] {path} would be 101 bytes (101 bytes), over the 100 bytes limit "
+    path = await viewed(client, work / "a.txt", "a\n" + "x" * 1019 + "\n")
+    assert await refused(client, work, patch("*** Update File: a.txt", "-a", "+a b c")) == (
+        f"[FILE_TOO_LARGE] {path} would be 1.0 KB (1026 bytes), over the 1.0 KB limit "
         "set by --max-file-size"
+    )
+
+
+async def test_the_patch_text_is_within_the_size_limit(scoped: tuple[Client[Any], Path]) -> None:
+    """A patch is at most --max-file-size of text: an added file over the limit cannot
+    come in one."""
+    client, work = scoped
+    text = patch("*** Add File: big.txt", "+" + "x" * 1000)
+    assert await refused(client, work, text) == (
+        f"[FILE_TOO_LARGE] the patch is 1.0 KB ({len(text)} bytes), over the 1.0 KB limit set "
+        "by --max-file-size; split it into smaller patches"
     )
 
 
@@ -725,10 +731,12 @@ async def test_a_patch_holds_at_most_four_times_the_size_limit(
     scoped: tuple[Client[Any], Path],
 ) -> None:
     client, work = scoped
-    sections = [f"*** Add File: {work}/f{n}.txt\n+{'x' * 98}" for n in range(5)]
+    for n in range(3):
+        await viewed(client, work / f"f{n}.txt", "a\n" + "x" * 900 + "\n")
+    sections = [f"*** Update File: f{n}.txt\n@@\n-a\n+b" for n in range(3)]
     message = await refused(client, work, patch(*sections))
     assert message == (
-        "[FILE_TOO_LARGE] the files of this patch come to more than 400 bytes together, old "
+        "[FILE_TOO_LARGE] the files of this patch come to more than 4.0 KB together, old "
         "and new contents counted (the limit for one patch is 4 × --max-file-size); split it "
         "into smaller patches"
     )
