@@ -96,6 +96,7 @@ class Session:
                 return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
             except anyio.get_cancelled_exc_class():
                 stop.set()
+                log.debug("session %s: a call was cancelled; its work is told to stop", self.id)
                 if settle:
                     with anyio.CancelScope(shield=True):
                         await anyio.to_thread.run_sync(ended.wait)

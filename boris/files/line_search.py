@@ -48,6 +48,8 @@ _STEP_LINES = re.compile(rb"(?:[^\n]*\n){%d}" % _STEP)
 # The lines of a piece of a pattern turned into codes (or compared) at once.
 _PIECE_LINES = 4096
 _PIECE = re.compile(rb"(?:[^\n]*\n){1,%d}" % _PIECE_LINES)
+# Whitespace ending a line (before its newline, or the end of the file).
+_TRAILING_BLANKS = re.compile(rb"[ \t\r\x0b\x0c]+\n")
 
 
 def exact(line: bytes) -> bytes:
@@ -71,6 +73,7 @@ class Lines:
         assert not text or text.endswith(b"\n"), text[-20:]
         self.text = text
         self.count = text.count(b"\n")
+        self._stripped: Lines | None = None
 
     @classmethod
     def of(cls, lines: Sequence[bytes]) -> Lines:
@@ -106,14 +109,25 @@ class Lines:
             yield self.text[start:end]
             start = end + 1
 
-    def blocks(self) -> Iterator[list[bytes]]:
-        """The texts of the lines, a list of at most ``_PIECE_LINES`` at a time."""
+    def chunks(self) -> Iterator[bytes]:
+        """The lines, at most ``_PIECE_LINES`` at a time, each followed by ``\n``."""
         text, start = self.text, 0
         while start < len(text):
             piece = _PIECE.match(text, start)
             assert piece is not None  # the text ends in a newline
-            yield text[start : piece.end() - 1].split(b"\n")
+            yield text[start : piece.end()]
             start = piece.end()
+
+    def blocks(self) -> Iterator[list[bytes]]:
+        """The texts of the lines, a list of at most ``_PIECE_LINES`` at a time."""
+        for chunk in self.chunks():
+            yield chunk[:-1].split(b"\n")
+
+    def without_trailing_blanks(self) -> Lines:
+        """The lines, each without its trailing whitespace."""
+        if self._stripped is None:
+            self._stripped = Lines(_TRAILING_BLANKS.sub(b"\n", self.text))
+        return self._stripped
 
     def joined(self, ending: bytes) -> bytes:
         """The lines joined with ``ending``, which also follows the last one."""
@@ -150,6 +164,7 @@ class LineFile:
         self.eol = b"\r\n" if self.ending == b"\r\n" else b"\n"
         self._codes: dict[Tier, _Codes] = {}
         self._index: _LineIndex | None = None
+        self._trailing_blanks: bool | None = None
 
     # --- lines at an offset, and their numbers
 
@@ -198,22 +213,22 @@ class LineFile:
         """Whether ``lines`` are the lines from ``offset`` on, under ``tier``."""
         if offset > len(self.data) or self.count - self.number(offset) < lines.count:
             return False
-        for wanted in lines.blocks():
-            end = self.after(offset, len(wanted))
+        for wanted in lines.chunks():
+            end = self.after(offset, wanted.count(b"\n"))
             have = self.data[offset:end]
             ended = have.endswith(b"\n")  # else its last line is the file's, all its bytes
-            texts = (have[:-1] if ended else have).split(b"\n")
-            if b"\r" in have:
-                kept = None if ended else texts.pop()
-                texts = [text.removesuffix(b"\r") for text in texts]
-                if kept is not None:
-                    texts.append(kept)
-            if tier is not exact:
-                texts = [tier(text) for text in texts]
-                wanted = [tier(text) for text in wanted]
-            if texts != wanted:
-                return False
+            if self.ending != b"\n" and b"\r\n" in have:
+                have = have.replace(b"\r\n", b"\n")
+            if not ended:
+                have += b"\n"
             offset = end
+            if have == wanted:  # the same bytes: equal however lines are compared
+                continue
+            if tier is exact:
+                return False
+            texts = have[:-1].split(b"\n")
+            if [tier(text) for text in texts] != [tier(text) for text in wanted[:-1].split(b"\n")]:
+                return False
         return True
 
     # --- searching
@@ -225,9 +240,27 @@ class LineFile:
             before = len(self.data) + 1
         if before <= offset:
             return -1
-        if tier is exact and self.ending is not None:
-            return self._find_bytes(lines, offset, before)
+        if self.ending is not None:
+            if tier is exact:
+                return self._find_bytes(lines, offset, before)
+            if tier is trailing and not self.trailing_blanks:
+                # No line of the file ends in whitespace: the lines looked for without
+                # theirs are found as they are.
+                return self._find_bytes(lines.without_trailing_blanks(), offset, before)
         return self._codes_of(tier).find(lines, offset, before)
+
+    @property
+    def trailing_blanks(self) -> bool:
+        """Whether a line of the file ends in whitespace."""
+        if self._trailing_blanks is None:
+            data, ending = self.data, self.ending
+            assert ending is not None
+            # One search for each way a line can end in whitespace (memchr-fast, where a
+            # regular expression would try every byte); the last line keeps its CR.
+            self._trailing_blanks = any(
+                blank + ending in data for blank in (b" ", b"\t", b"\x0b", b"\x0c", b"\r")
+            ) or (self.tail and data[-1:] in (b" ", b"\t", b"\x0b", b"\x0c", b"\r"))
+        return self._trailing_blanks
 
     def places(
         self, lines: Lines, offset: int, tier: Tier, before: int | None, most: int
@@ -351,8 +384,10 @@ class _Codes:
 
 def _encode(texts: list[bytes], tier: Tier) -> bytes:
     """The codes of lines, 4 bytes each, the byte with the high bit first."""
-    if tier is trailing:  # the common tiers spelled out: no call per line
+    if tier is trailing:  # the tiers spelled out: no call per line
         keys = [text.rstrip(_BLANK) for text in texts]
+    elif tier is around:
+        keys = [text.strip(_BLANK) for text in texts]
     elif tier is not exact:
         keys = [tier(text) for text in texts]
     else:

@@ -22,9 +22,11 @@ fit is refused with ``PATCH_INVALID`` naming the line, nothing having been looke
 disk. Lines are numbered as in the argument, from 1.
 
 A patch may be as large as a file (``--max-file-size``), millions of lines: it is read
-without an object per line. The lines of an added file and the body of a hunk are each
-found with one regular-expression match and kept as one string, a slice of the patch;
-only header and ``@@`` lines are looked at one by one. A patch holds at most
+without an object per line. Where the lines of an added file or the body of a hunk end
+is found with one search for the first line that cannot belong to it, and they are kept
+as one string, a slice of the patch; only header and ``@@`` lines are looked at one by
+one. (A regular expression repeated over the lines would do, but Python's engine keeps
+a backtracking point for each repetition: a gigabyte for a few million lines.) A patch holds at most
 ``MAX_FILES`` sections and ``MAX_HUNKS`` hunks.
 """
 
@@ -55,11 +57,13 @@ _HEREDOC_STARTS = frozenset({"<<EOF", "<<'EOF'", '<<"EOF"'})
 _UNIFIED_RANGES = re.compile(r"-\d+(,\d+)? \+\d+(,\d+)? @@")
 # Characters of a patch line quoted in a message.
 _QUOTED = 80
-# A run of lines: of an added file ("+…"); of a hunk (" …", "-…", "+…" or empty); blank
-# (whitespace only, as str.strip() sees it).
-_ADDED_LINES = re.compile(r"(?:\+[^\n]*\n)*")
-_HUNK_LINES = re.compile(r"(?:[ +\-][^\n]*\n|\n)*")
-_BLANK_LINES = re.compile(r"(?:[^\S\n]*\n)*")
+# The first line that ends a run of lines: of an added file (all "+…"), of a hunk (" …",
+# "-…", "+…" or empty), as its first character, or the newline before it.
+_NOT_ADDED = "+"
+_NOT_ADDED_AFTER = re.compile(r"\n[^+]")
+_HUNK_STARTS = " -+\n"
+_NOT_HUNK_AFTER = re.compile(r"\n[^ +\-\n]")
+# A character that is not whitespace (as str.strip() sees it).
 _NOT_BLANK = re.compile(r"\S")
 
 Kind = Literal[" ", "-", "+"]
@@ -196,13 +200,25 @@ class _Reader:
     def _current(self) -> str:
         return self._line(self.at)
 
-    def _run(self, pattern: re.Pattern[str]) -> str:
-        """The lines from here that ``pattern`` matches as a whole, which are passed."""
-        end = pattern.match(self._text, self.at, self._end)
-        assert end is not None  # each pattern matches the empty string
-        run = end.group()
-        self._go(end.end())
-        return run
+    def _run(self, starts: str, ends: re.Pattern[str]) -> str:
+        """The lines from here that each start with one of ``starts`` (an empty line
+        starts with its newline), up to the first line that ``ends`` finds (by its
+        newline before it); they are passed."""
+        text, at = self._text, self.at
+        if at >= self._end or text[at] not in starts:
+            return ""
+        found = ends.search(text, at, self._end)
+        end = self._end if found is None else found.start() + 1
+        self._go(end)
+        return text[at:end]
+
+    def _skip_blank_lines(self) -> None:
+        """Pass the lines from here that are blank (whitespace only)."""
+        found = _NOT_BLANK.search(self._text, self.at, self._end)
+        if found is not None:
+            self._go(self._text.rfind("\n", 0, found.start()) + 1)
+        else:
+            self._go(self._end)
 
     # --- the sections
 
@@ -243,7 +259,7 @@ class _Reader:
     def _add(self) -> FileChange:
         path, number = self._path(ADD), self.number
         self._go(self._next(self.at))
-        added = self._run(_ADDED_LINES)
+        added = self._run(_NOT_ADDED, _NOT_ADDED_AFTER)
         # Each line without its "+": the newline before it goes, but for the first.
         content = added[1:].replace("\n+", "\n")
         return FileChange("add", path, number, content=content)
@@ -259,7 +275,7 @@ class _Reader:
             self._go(self._next(self.at))
         hunks: list[Hunk] = []
         while self._more:
-            self._run(_BLANK_LINES)  # blank lines between hunks
+            self._skip_blank_lines()  # blank lines between hunks
             if not self._more or self._current.startswith("*"):
                 break  # the next section, or a marker out of place
             hunks.append(self._hunk(first=not hunks))
@@ -288,7 +304,7 @@ class _Reader:
             raise invalid(
                 self.number, f"expected '@@' to start the next hunk, got {shown(self._current)}"
             )
-        body = self._run(_HUNK_LINES)
+        body = self._run(_HUNK_STARTS, _NOT_HUNK_AFTER)
         at_end = False
         if self._more:
             line = self._current

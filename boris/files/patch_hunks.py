@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from boris.errors import BorisError, Code
@@ -51,11 +51,18 @@ _HUNK_TIERS: tuple[Tier, ...] = (exact, trailing)
 # Lines looked at for the first non-blank one of a hunk, for a hint.
 _HINT_LINES = 1000
 
-# A hunk's body: the lines that are not added ones, without their kind; its runs of
-# context, removed and added lines; the added lines.
-_NOT_OLD = re.compile(r"^\+[^\n]*\n|^[ -]", re.M)
-_RUN = re.compile(r"((?:(?: [^\n]*)?\n)+)|((?:-[^\n]*\n)+)|((?:\+[^\n]*\n)+)")
+# Where a run of a hunk's lines of one kind ends (the newline before the next line of
+# another kind): context lines (" …" or empty), removed lines, added lines. Runs are
+# found by searching, not by a regular expression repeated over the lines, whose
+# backtracking points would take memory for every line.
+_RUN_ENDS = {
+    " ": re.compile(r"\n[-+]"),
+    "-": re.compile(r"\n[^-]"),
+    "+": re.compile(r"\n[^+]"),
+}
 _ADDED = re.compile(r"^\+([^\n]*)$", re.M)
+# Pieces of a hunk's old lines joined into one string at a time.
+_JOINED = 1024
 
 
 class _File(LineFile):
@@ -115,7 +122,35 @@ class _Lines:
 
 
 def _variant(body: str) -> _Variant:
-    return _Variant(body, Lines(_NOT_OLD.sub("", body).encode()))
+    return _Variant(body, Lines(_old_text(body).encode()))
+
+
+def _runs(body: str) -> Iterator[tuple[str, str]]:
+    """The runs of lines of one kind in a hunk's body: ``" "`` (context, an empty line
+    counting as one), ``"-"`` or ``"+"``, and the run's lines as they are in the body."""
+    at = 0
+    while at < len(body):
+        kind = "-" if body[at] == "-" else "+" if body[at] == "+" else " "
+        found = _RUN_ENDS[kind].search(body, at)
+        end = len(body) if found is None else found.start() + 1
+        yield kind, body[at:end]
+        at = end
+
+
+def _without_kind(kind: str, run: str) -> str:
+    """A run's lines without the character of their kind (an empty line has none)."""
+    return ("\n" + run).replace("\n" + kind, "\n")[1:]
+
+
+def _old_text(body: str) -> str:
+    """A hunk's context and removed lines, without their kind, each ending in a newline."""
+    pieces: list[str] = []
+    for kind, run in _runs(body):
+        if kind != "+":
+            pieces.append(_without_kind(kind, run))
+            if len(pieces) == _JOINED:
+                pieces = ["".join(pieces)]
+    return "".join(pieces)
 
 
 class _Output:
@@ -154,14 +189,13 @@ class _Output:
 
     def apply(self, body: str) -> None:
         """The runs of a hunk's body, from the cursor."""
-        for run in _RUN.finditer(body):
-            kept, removed, added = run.groups()
-            if kept is not None:
-                self.keep_lines(kept.count("\n"))
-            elif removed is not None:
-                self.remove_lines(removed.count("\n"))
+        for kind, run in _runs(body):
+            if kind == " ":
+                self.keep_lines(run.count("\n"))
+            elif kind == "-":
+                self.remove_lines(run.count("\n"))
             else:
-                self.add(added[1:].replace("\n+", "\n").encode())
+                self.add(_without_kind(kind, run).encode())
 
     def result(self) -> bytes:
         self.keep(len(self._file.data))

@@ -4,17 +4,21 @@ keeps them, and nothing changed on any error."""
 
 from __future__ import annotations
 
+import logging
 import os
 import stat
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from fastmcp import Client
 
 from tests.support import error_text, ok_text
 from tests.support.inprocess import app_client
+from tests.support.interpose import Unavailable, on_open
 
 pytestmark = pytest.mark.anyio
 
@@ -769,3 +773,59 @@ async def test_a_hunk_after_the_last_line_finds_nothing_before_it(
         "They are at line 2, before that: hunks go in the order of the file, each after the "
         "one before it and after its @@ lines."
     )
+
+
+# --- cancelled ----------------------------------------------------------------------------------
+
+
+async def test_a_cancelled_patch_changes_nothing(
+    client: Client[Any], case: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A patch whose call is cancelled (the client sends notifications/cancelled) stops
+    before any file changes: the copies it made ready are dropped. The server is held
+    in its open of the second new copy until the cancel has reached the patch."""
+    caplog.set_level(logging.DEBUG, logger="boris.session")
+    for name in "abc":
+        await viewed(client, case / f"{name}.txt", f"old {name}\n")
+    text = patch(*(f"*** Update File: {case}/{n}.txt\n-old {n}\n+new {n}" for n in "abc"))
+    reached, release = threading.Event(), threading.Event()
+    copies: list[str] = []
+
+    def hold(name: str) -> None:
+        if name.endswith(".tmp"):
+            copies.append(name)
+            if len(copies) == 2:
+                reached.set()
+                release.wait(30)
+
+    def told_to_stop() -> bool:
+        return any("told to stop" in record.getMessage() for record in caplog.records)
+
+    try:
+        with on_open(case, hold):
+            async with anyio.create_task_group() as group:
+                group.start_soon(apply, client, text)
+                await anyio.to_thread.run_sync(reached.wait, 30)
+                group.cancel_scope.cancel()  # the client sends notifications/cancelled
+            with anyio.move_on_after(10):
+                while not told_to_stop():
+                    await anyio.sleep(0.01)
+            release.set()
+            # The patch holds its files' locks until it has ended: an edit of one of them
+            # waits for it, then finds the file as it was.
+            result = await client.call_tool(
+                "str_replace",
+                {"path": str(case / "a.txt"), "old_str": "old a", "new_str": "old a!"},
+                raise_on_error=False,
+            )
+    except Unavailable as exc:
+        pytest.skip(str(exc))
+    finally:
+        release.set()
+    assert ok_text(result).startswith("Replaced in")
+    assert {p.name: p.read_text() for p in case.iterdir()} == {
+        "a.txt": "old a!\n",
+        "b.txt": "old b\n",
+        "c.txt": "old c\n",
+    }
+    assert len(copies) == 3  # two copies of the patch, then str_replace's own
