@@ -351,7 +351,8 @@ def _prepare(plan: _Plan) -> Pending | None:
     if new is None:
         return None
     if plan.renamed:
-        assert plan.info is not None and plan.target is not None
+        assert plan.info is not None
+        assert plan.target is not None
         with _step(plan.target.path):
             return prepare_move(plan.place, plan.info, plan.target)
     if plan.change.action == "add" or plan.target is not None:

@@ -292,9 +292,7 @@ class _Reader:
     def _hunk(self, first: bool) -> Hunk:
         start = self.number
         if self._hunks == MAX_HUNKS:
-            raise invalid(
-                start, f"a patch holds at most {MAX_HUNKS} hunks; split it into several"
-            )
+            raise invalid(start, f"a patch holds at most {MAX_HUNKS} hunks; split it into several")
         self._hunks += 1
         anchors: list[str] = []
         while self._more and self._current.startswith("@@"):
@@ -310,7 +308,9 @@ class _Reader:
             line = self._current
             if line.rstrip() == END_OF_FILE:
                 if not body:
-                    raise invalid(self.number, f"{shown(END_OF_FILE)} must follow the lines of a hunk")
+                    raise invalid(
+                        self.number, f"{shown(END_OF_FILE)} must follow the lines of a hunk"
+                    )
                 at_end = True
                 self._go(self._next(self.at))
             elif not line.startswith(("@@", "*")):
@@ -334,7 +334,9 @@ class _Reader:
                 f"'+'); got {shown(line)}",
             )
         if header.startswith(MOVE):
-            return invalid(number, f"{shown(MOVE.strip())} must come right after its Update File line")
+            return invalid(
+                number, f"{shown(MOVE.strip())} must come right after its Update File line"
+            )
         if header.rstrip() == END_OF_FILE:
             return invalid(number, f"{shown(END_OF_FILE)} must follow the lines of a hunk")
         if header.startswith("@@") or line[:1] in ("-", "+", " "):

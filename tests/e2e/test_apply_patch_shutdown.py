@@ -27,6 +27,7 @@ from fastmcp import Client
 from tests.support import http_client, http_server, ok_text, stdio_client
 from tests.support.files import child_pid
 from tests.support.interpose import Unavailable, on_open
+from tests.support.pids import wait_gone
 
 pytestmark = pytest.mark.anyio
 
@@ -102,18 +103,10 @@ async def serving(transport: str, root: Path) -> AsyncIterator[Server]:
         async with stdio_client(workdir=root) as client:
             yield Server(client, child_pid(str(root)))
     else:
-        with http_server(workdir=root) as server:
-            with contextlib.suppress(Exception):  # the session cannot be ended any more
-                async with http_client(server.url) as client:
-                    yield Server(client, server.proc.pid)
-
-
-def gone(pid: int) -> bool:
-    """Whether ``pid`` has exited (a zombie counts: it runs nothing any more)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
-    except FileNotFoundError:
-        return True
+        # The session cannot be ended once the server is gone.
+        with http_server(workdir=root) as server, contextlib.suppress(Exception):
+            async with http_client(server.url) as client:
+                yield Server(client, server.proc.pid)
 
 
 class Signaller:
@@ -164,9 +157,7 @@ async def patch_until_gone(
                         await server.client.call_tool("apply_patch", {"patch": PATCH})
 
                 group.start_soon(call)
-                with anyio.fail_after(60):
-                    while not gone(server.pid):
-                        await anyio.sleep(0.05)
+                assert not await wait_gone([server.pid], within=60), "the server did not exit"
                 group.cancel_scope.cancel()
     except Unavailable as exc:
         pytest.skip(str(exc))
@@ -219,9 +210,7 @@ async def test_after_sigkill_every_byte_is_under_a_documented_name(
             await patch_until_gone(server, tmp_path, signaller)
         else:
             # Each change that takes effect syncs the directory, which opens it.
-            signaller = Signaller(
-                server.pid, signal.SIGKILL, 5, lambda name: name == tmp_path.name
-            )
+            signaller = Signaller(server.pid, signal.SIGKILL, 5, lambda name: name == tmp_path.name)
             await patch_until_gone(server, tmp_path, signaller, itself=True)
     found = where_things_are(tmp_path)
     names = set(found)
@@ -230,6 +219,4 @@ async def test_after_sigkill_every_byte_is_under_a_documented_name(
         name = f"f{n:02d}.txt"
         assert old(n) in found[name] or new(n) in found[name], (name, found[name])
     assert b"deleted\n" in found.get("gone.txt", [])
-    assert b"moved\n" in found.get("moved.txt", []) or b"MOVED\n" in found.get(
-        "sub/moved.txt", []
-    )
+    assert b"moved\n" in found.get("moved.txt", []) or b"MOVED\n" in found.get("sub/moved.txt", [])
