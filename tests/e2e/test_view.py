@@ -7,7 +7,9 @@ Everything else about view is tested in process: tests/tools/test_view.py.
 from __future__ import annotations
 
 import base64
+import json
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -40,6 +42,56 @@ async def test_directory_through_relative_dot(root: Path) -> None:
     with http_server(workdir=sub) as server:
         async with http_client(server.url) as client:
             assert ok_text(await view(client, ".")) == "dot_case/\n└── only.txt\n"
+
+
+async def test_a_range_over_ten_million_lines_is_one_bounded_answer(root: Path) -> None:
+    """view_range [1, -1] on a file of ten million (empty) lines answers with 2000 of
+    them and a note, at once, reading no further than the line after them (it used to
+    answer with 100 MB of text after more than a minute, the server a gigabyte larger)."""
+    big = root / "lines_case"
+    big.mkdir()
+    (big / "lines.txt").write_bytes(b"\n" * 10_000_000)
+    (big / "small.txt").write_bytes(b"x\n")
+    async with stdio_client(workdir=big) as client:
+        pid = child_pid(str(big))
+        await view(client, "small.txt", [1, 1])  # warm up the call path
+        before = peak_start(pid)
+        with anyio.fail_after(30):
+            text = ok_text(await view(client, "lines.txt", [1, -1]))
+        peak = memory_kib(pid, "VmHWM")
+    assert text == "".join(f"{n:>4}\t\n" for n in range(1, 2001)) + (
+        "\n[Truncated: showing lines 1-2000 of the requested 1--1. "
+        "Use view_range [2001, -1] to read on.]"
+    )
+    assert (peak - before) * 1024 < 4 * MB, (before, peak)
+
+
+async def test_a_notebook_cell_of_millions_of_lines_is_one_bounded_answer(root: Path) -> None:
+    """A notebook whose one cell has 4.9 million (empty) source lines: the answer is its
+    first 2000 lines and a note, not 44 MB of numbered lines."""
+    big = root / "cell_case"
+    big.mkdir()
+    cell: dict[str, Any] = {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": "big",
+        "metadata": {},
+        "outputs": [],
+        "source": "\n" * 4_900_000,
+    }
+    notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (big / "big.ipynb").write_text(json.dumps(notebook))
+    async with stdio_client(workdir=big) as client:
+        with anyio.fail_after(30):
+            text = ok_text(await view(client, "big.ipynb"))
+    lines = text.splitlines()
+    assert lines[:3] == [
+        "[notebook] 1 cell, nbformat 4.5",
+        "[cell 1] code id=big execution_count=none",
+        "   1\t",
+    ]
+    assert lines[-1] == "[Truncated: cell 1 goes on from line 2000 of its 4900000 source lines.]"
+    assert len(text) < 20_000
 
 
 async def test_range_read_does_not_load_the_file(root: Path) -> None:
