@@ -29,7 +29,7 @@ from boris.files.lines import (
     read_lines,
     read_up_to,
 )
-from boris.files.notebook_format import NotNotebook, is_notebook_name, parse
+from boris.files.notebook_format import NotNotebook, identity, is_notebook_name, parse
 from boris.files.notebook_view import NotebookView, render
 from boris.files.place import locate, not_a_file, open_existing
 from boris.files.sniff import SNIFF_BYTES, image_type, is_svg, looks_binary
@@ -101,7 +101,7 @@ def _view_file(
             if len(data) > access.max_size:
                 access.check_size(len(data), f"{resolved} grew while it was read: at least")
             try:
-                notebook = parse(data)
+                notebook = parse(data, identity(info))
             except NotNotebook as exc:
                 not_cells = f"[Shown as text, not as notebook cells: {exc.reason}]\n"
                 stream.seek(0)

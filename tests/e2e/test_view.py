@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from tests.support import http_client, http_server, ok_text, sdk_stdio_client, s
 from tests.support.calls import view
 from tests.support.files import IMAGE_SAMPLES, MB, child_pid, make_files, memory_kib, peak_start
 from tests.support.models import cut_listing, tree
+from tests.support.pids import cpu_seconds
 
 pytestmark = pytest.mark.anyio
 
@@ -130,3 +132,44 @@ async def test_listing_a_huge_directory_is_bounded(root: Path) -> None:
         peak = memory_kib(pid, "VmHWM")
     assert text == cut_listing(header, lines)
     assert (peak - before) * 1024 < full // 2, (before, peak, full)
+
+
+def settled(path: Path) -> float:
+    """Seconds to wait until ``path`` last changed long enough ago for a notebook's verdict
+    to be kept (README "Notebooks": not for a file changed in the last two seconds)."""
+    return max(0.0, path.stat().st_ctime + 2.2 - time.time())
+
+
+async def test_a_large_notebook_is_checked_once_while_unchanged(root: Path) -> None:
+    """nbformat's check of a notebook of 40,000 cells takes most of a view's work; it is
+    made once per unchanged file, so later views cost a fraction of the first (in the
+    server's CPU time, which a busy machine stretches less than the clock). A change
+    to the file is checked again."""
+    case = root / "checked_case"
+    case.mkdir()
+    cells = [
+        {"cell_type": "markdown", "id": f"{n:x}", "metadata": {}, "source": "x"}
+        for n in range(40_000)
+    ]
+    content = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = case / "big.ipynb"
+    path.write_text(json.dumps(content))
+    (case / "small.txt").write_text("x\n")
+    async with stdio_client(workdir=case) as client:
+        pid = child_pid(str(case))
+        await view(client, "small.txt")  # warm up the call path
+        await anyio.sleep(settled(path))
+        used = []
+        for _ in range(3):
+            before = cpu_seconds(pid)
+            text = ok_text(await view(client, "big.ipynb"))
+            used.append(cpu_seconds(pid) - before)
+            assert text.startswith("[notebook] 40000 cells, nbformat 4.5\n[cell 1] markdown id=0")
+        assert max(used[1:]) < used[0] / 3, used
+        # Changed, and no longer valid: checked again.
+        cells[0]["metadata"] = {"collapsed": "yes"}
+        cells[0]["cell_type"] = "code"
+        path.write_text(json.dumps(content))
+        await anyio.sleep(settled(path))
+        text = ok_text(await view(client, "big.ipynb"))
+    assert text.startswith("[Shown as text, not as notebook cells: not a valid nbformat 4")
