@@ -45,6 +45,8 @@ _VERDICTS_KEPT = 256
 _SETTLED_SECONDS = 2.0
 #: Notebooks larger than this are read and checked one at a time.
 _LARGE = 1 << 20
+#: The cells, of all notebooks together, whose places are kept with their verdicts.
+_SHAPE_CELLS = 1_000_000
 
 #: What identifies a file's content without reading it.
 Identity = tuple[int, int, int, int, int]
@@ -87,34 +89,63 @@ def identity(info: os.stat_result) -> Identity:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
+@dataclass(frozen=True)
+class _Shape:
+    """What a valid notebook's view needs of it without reading it again: its top-level
+    values but the cells, and where each cell starts in its text."""
+
+    top: dict[str, Any]
+    starts: array[int]
+
+
 class _Verdicts:
-    """nbformat's verdict on files by their identity: None (valid) or the reason."""
+    """nbformat's verdict on files by their identity: None (valid) or the reason; and the
+    shape of valid ones, for as many cells in all as ``_SHAPE_CELLS``."""
 
     def __init__(self) -> None:
-        self._kept: OrderedDict[Identity, str | None] = OrderedDict()
+        self._kept: OrderedDict[Identity, tuple[str | None, _Shape | None]] = OrderedDict()
+        self._cells = 0
         self._lock = threading.Lock()
 
-    def get(self, key: Identity | None) -> tuple[bool, str | None]:
-        """Whether a verdict is known, and it."""
+    def get(self, key: Identity | None) -> tuple[bool, str | None, _Shape | None]:
+        """Whether a verdict is known, it, and the notebook's shape if kept."""
         if key is None:
-            return False, None
+            return False, None, None
         with self._lock:
             if key not in self._kept:
-                return False, None
+                return False, None, None
             self._kept.move_to_end(key)
-            return True, self._kept[key]
+            verdict, shape = self._kept[key]
+            return True, verdict, shape
 
-    def keep(self, key: Identity | None, verdict: str | None, read: int) -> None:
+    def keep(
+        self, key: Identity | None, verdict: str | None, read: int, shape: _Shape | None = None
+    ) -> None:
         """Keep the verdict on the file ``key`` names, read at ``read`` (ns): not if it
         had changed within the clock's tick of that (it may have changed again since,
         its times unchanged)."""
         if key is None or read - key[4] < _SETTLED_SECONDS * 1e9:
             return
         with self._lock:
-            self._kept[key] = verdict
+            if key in self._kept:
+                self._drop_shape(key)
+            self._kept[key] = (verdict, shape)
+            self._cells += 0 if shape is None else len(shape.starts)
             self._kept.move_to_end(key)
             while len(self._kept) > _VERDICTS_KEPT:
-                self._kept.popitem(last=False)
+                oldest = next(iter(self._kept))
+                self._drop_shape(oldest)
+                del self._kept[oldest]
+            for older in list(self._kept):
+                if self._cells <= _SHAPE_CELLS:
+                    break
+                self._drop_shape(older)  # the verdict stays
+
+    def _drop_shape(self, key: Identity) -> None:
+        verdict, shape = self._kept[key]
+        if shape is not None:
+            self._cells -= len(shape.starts)
+            self._kept[key] = (verdict, None)
 
 
 _verdicts = _Verdicts()
@@ -128,28 +159,39 @@ def parse(data: bytes, known_as: Identity | None = None) -> Notebook:
     for it spares the check, and its cells are decoded only when used.
     """
     read = time.time_ns()
-    known, verdict = _verdicts.get(known_as)
+    known, verdict, shape = _verdicts.get(known_as)
     if known and verdict is not None:
         raise NotNotebook(verdict)
     text = _text(data)
     if known:
         try:
-            content = _decode(text, lazy=True)
+            if shape is None:
+                content, spans = _decode(text, lazy=True)
+                shape = _shape_of(content, spans)
+                _verdicts.keep(known_as, None, read, shape)
+            else:
+                content = {**shape.top, "cells": _Cells(text, shape.starts)}
             return Notebook(text, content, content["nbformat_minor"])
         except (ValueError, RecursionError, KeyError, TypeError):
             known = False  # not what was checked after all: check it again
     guard: AbstractContextManager[Any] = _one_large if len(data) > _LARGE else nullcontext()
     with guard:
-        checked, verdict = _verdicts.get(known_as)  # another call may have checked it
+        checked, verdict, _ = _verdicts.get(known_as)  # another call may have checked it
         if checked and verdict is not None:
             raise NotNotebook(verdict)
         try:
-            notebook = _read(text, check=not (known or checked))
+            notebook, spans = _read(text, check=not (known or checked))
         except NotNotebook as exc:
             _verdicts.keep(known_as, exc.reason, read)
             raise
-        _verdicts.keep(known_as, None, read)
+        _verdicts.keep(known_as, None, read, _shape_of(notebook.content, spans))
     return notebook
+
+
+def _shape_of(content: Any, spans: _Spans | None) -> _Shape:
+    if not isinstance(content, dict) or spans is None:
+        raise ValueError("not the notebook that was checked")
+    return _Shape({k: v for k, v in content.items() if k != "cells"}, spans.starts)
 
 
 def _text(data: bytes) -> str:
@@ -159,10 +201,10 @@ def _text(data: bytes) -> str:
         raise NotNotebook(f"not UTF-8 text (byte {exc.start} is not UTF-8)") from None
 
 
-def _read(text: str, *, check: bool) -> Notebook:
-    """The notebook in ``text``, with nbformat's check if ``check``."""
+def _read(text: str, *, check: bool) -> tuple[Notebook, _Spans | None]:
+    """The notebook in ``text``, with nbformat's check if ``check``; where its cells are."""
     try:
-        content = _decode(text, lazy=False)
+        content, spans = _decode(text, lazy=False)
     except json.JSONDecodeError as exc:
         raise NotNotebook(f"not valid JSON: {exc}") from None
     except RecursionError:
@@ -183,7 +225,7 @@ def _read(text: str, *, check: bool) -> Notebook:
     problem = validation_problem(notebook.content) if check else None
     if problem is not None:
         raise NotNotebook(f"not a valid nbformat 4 notebook: {problem}")
-    return notebook
+    return notebook, spans
 
 
 def validation_problem(content: dict[str, Any], first: int = 1) -> str | None:
@@ -279,20 +321,21 @@ def layout(text: str) -> Layout:
     return Layout(found.open, found.close, list(zip(found.starts, found.ends, strict=True)))
 
 
-def _decode(text: str, *, lazy: bool) -> Any:
-    """The JSON value in ``text``; an object a value at a time (with ``lazy``, its cells
-    decoded only when used). Invalid JSON raises JSONDecodeError (as json.loads says
-    it) or RecursionError."""
+def _decode(text: str, *, lazy: bool) -> tuple[Any, _Spans | None]:
+    """The JSON value in ``text``, and where the cells are if it is an object with a
+    ``cells`` array; an object is decoded a value at a time (with ``lazy``, its cells
+    only when used). Invalid JSON raises JSONDecodeError (as json.loads says it) or
+    RecursionError."""
     try:
         walked = _walk(text, keep=not lazy)
     except (ValueError, IndexError, TypeError, RecursionError):
         walked = None
     if walked is None:
-        return json.loads(text)  # not an object, or not valid: as json.loads reads it
+        return json.loads(text), None  # not an object, or not valid: as json.loads reads it
     content, cells = walked
     if lazy and cells is not None:
-        content["cells"] = _Cells(text, cells)
-    return content
+        content["cells"] = _Cells(text, cells.starts)
+    return content, cells
 
 
 @dataclass
@@ -369,9 +412,9 @@ def _walk(text: str, keep: bool) -> tuple[dict[str, Any], _Spans | None] | None:
 class _Cells(Sequence[dict[str, Any]]):
     """A notebook's cells, each decoded from the text when it is used."""
 
-    def __init__(self, text: str, spans: _Spans) -> None:
+    def __init__(self, text: str, starts: array[int]) -> None:
         self._text = text
-        self._starts = spans.starts
+        self._starts = starts
 
     def __len__(self) -> int:
         return len(self._starts)

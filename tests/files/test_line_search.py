@@ -85,8 +85,8 @@ def test_found_where_a_plain_search_finds(
 @given(line_files())
 def test_the_line_index_counts_as_counting_does(data: bytes) -> None:
     offsets = [*starts(data), len(data)]
-    file = LineFile(data * 70)  # past a few of the index's steps
-    many = [*starts(data * 70), len(data * 70)]
+    file = LineFile(data * 150)  # past several of the index's steps
+    many = [*starts(data * 150), len(data * 150)]
     for line, offset in enumerate(many):
         assert file.number(offset) == (line if line < len(many) - 1 else file.count)
         assert file.offset_of(line) == offset

@@ -49,7 +49,7 @@ def json_texts(draw: st.DrawFn) -> str:
 
 @given(json_texts(), st.booleans())
 def test_read_a_value_at_a_time_as_json_loads_reads(text: str, lazy: bool) -> None:
-    decoded = notebook_format._decode(text, lazy=lazy)
+    decoded, _ = notebook_format._decode(text, lazy=lazy)
     expected = json.loads(text)
     if lazy and isinstance(decoded.get("cells"), notebook_format._Cells):
         decoded["cells"] = list(decoded["cells"])
@@ -67,7 +67,7 @@ def test_json_that_is_not_valid_is_refused_as_json_loads_refuses_it(text: str) -
 
 @pytest.mark.parametrize("text", ["[1, 2]", '"x"', "3"])
 def test_json_that_is_not_an_object_is_read_as_json_loads_reads_it(text: str) -> None:
-    assert notebook_format._decode(text, lazy=False) == json.loads(text)
+    assert notebook_format._decode(text, lazy=False)[0] == json.loads(text)
 
 
 _inodes = itertools.count(1)
@@ -83,11 +83,12 @@ def test_a_notebook_read_lazily_shows_as_one_read_whole(
     # A file that last changed long ago, never seen before: its verdict is kept.
     known = (0, next(_inodes), len(data), 0, 0)
     whole = notebook_format.parse(data, known)
-    lazy = notebook_format.parse(data, known)
-    assert isinstance(lazy.cells, notebook_format._Cells)
-    assert list(lazy.cells) == whole.cells == content["cells"]
-    cell_range = (first, 4) if ranged else None
-    assert render(lazy, cell_range, "p").text == render(whole, cell_range, "p").text
+    for _ in range(2):  # from its shape kept with the verdict
+        lazy = notebook_format.parse(data, known)
+        assert isinstance(lazy.cells, notebook_format._Cells)
+        assert list(lazy.cells) == whole.cells == content["cells"]
+        cell_range = (first, 4) if ranged else None
+        assert render(lazy, cell_range, "p").text == render(whole, cell_range, "p").text
 
 
 def test_a_verdict_is_not_kept_for_a_file_that_just_changed() -> None:
