@@ -51,6 +51,9 @@ _PIECE_LINES = 4096
 _PIECE = re.compile(rb"(?:[^\n]*\n){1,%d}" % _PIECE_LINES)
 # Whitespace ending a line (before its newline, or the end of the file).
 _TRAILING_BLANKS = re.compile(rb"[ \t\r\x0b\x0c]+\n")
+# Every blank but CR made one byte, NUL (a NUL in the file is then taken for a blank:
+# that only sends a search the slower way).
+_ONE_BLANK = bytes.maketrans(b" \t\x0b\x0c", b"\x00\x00\x00\x00")
 
 
 def exact(line: bytes) -> bytes:
@@ -165,7 +168,6 @@ class LineFile:
         self.eol = b"\r\n" if self.ending == b"\r\n" else b"\n"
         self._codes: dict[Tier, _Codes] = {}
         self._index: _LineIndex | None = None
-        self._trailing_blanks: bool | None = None
 
     # --- lines at an offset, and their numbers
 
@@ -244,24 +246,35 @@ class LineFile:
         if self.ending is not None:
             if tier is exact:
                 return self._find_bytes(lines, offset, before)
-            if tier is trailing and not self.trailing_blanks:
-                # No line of the file ends in whitespace: the lines looked for without
-                # theirs are found as they are.
-                return self._find_bytes(lines.without_trailing_blanks(), offset, before)
+            if tier is trailing:
+                return self._find_trailing(lines, offset, before)
         return self._codes_of(tier).find(lines, offset, before)
 
-    @property
-    def trailing_blanks(self) -> bool:
-        """Whether a line of the file ends in whitespace."""
-        if self._trailing_blanks is None:
-            data, ending = self.data, self.ending
-            assert ending is not None
-            # One search for each way a line can end in whitespace (memchr-fast, where a
-            # regular expression would try every byte); the last line keeps its CR.
-            self._trailing_blanks = any(
-                blank + ending in data for blank in (b" ", b"\t", b"\x0b", b"\x0c", b"\r")
-            ) or (self.tail and data[-1:] in (b" ", b"\t", b"\x0b", b"\x0c", b"\r"))
-        return self._trailing_blanks
+    def _find_trailing(self, lines: Lines, offset: int, before: int) -> int:
+        """:meth:`find` without trailing whitespace, on the bytes where no line ends in
+        whitespace: the lines looked for, without theirs, are found as they are. Where
+        the file has such a line before that place, through the codes."""
+        found = self._find_bytes(lines.without_trailing_blanks(), offset, before)
+        # An earlier place could only match through a line of the file that ends in
+        # whitespace, among the lines a place before this one covers.
+        end = found if found >= 0 else min(before, len(self.data))
+        if not self._blank_ended(offset, self.after(end, lines.count)):
+            return found
+        return self._codes_of(trailing).find(lines, offset, before)
+
+    def _blank_ended(self, start: int, end: int) -> bool:
+        """Whether a line of the file between ``start`` and ``end`` (line starts, or the
+        end of the file) ends in whitespace (CRLF files: before the CR)."""
+        if end <= start:
+            return False
+        # One pass: every kind of blank made one byte, then one search for it before a
+        # line ending (five searches of the bytes as they are would be five passes).
+        region = self.data[start:end].translate(_ONE_BLANK)
+        if self.ending == b"\r\n":
+            blank_ended = b"\x00\r\n" in region or b"\r\r\n" in region
+        else:
+            blank_ended = b"\x00\n" in region or b"\r\n" in region
+        return blank_ended or (end >= len(self.data) and self.tail and region[-1:] in b"\x00\r")
 
     def places(
         self, lines: Lines, offset: int, tier: Tier, before: int | None, most: int
