@@ -44,7 +44,7 @@ _BITS = 0x7F7F7F7F
 _MARK = 0x80000000
 # Bytes between two places the line index keeps; a call of LineFile.after walks at most
 # this many lines itself.
-_STEP = 4096
+_STEP = 1024
 _WALKED = 64
 # The lines of a piece of a pattern turned into codes (or compared) at once.
 _PIECE_LINES = 4096

@@ -82,13 +82,12 @@ def test_found_where_a_plain_search_finds(
     assert file.count == len(texts)
 
 
-@given(line_files())
-def test_the_line_index_counts_as_counting_does(data: bytes) -> None:
-    offsets = [*starts(data), len(data)]
+@given(line_files(), st.integers(1, 7))
+def test_the_line_index_counts_as_counting_does(data: bytes, every: int) -> None:
     file = LineFile(data * 150)  # past several of the index's steps
     many = [*starts(data * 150), len(data * 150)]
-    for line, offset in enumerate(many):
+    for line in [*range(0, len(many), every), len(many) - 1]:  # a sample: each call walks
+        offset = many[line]
         assert file.number(offset) == (line if line < len(many) - 1 else file.count)
         assert file.offset_of(line) == offset
     assert LineFile(data).last_lines(0) == len(data)
-    assert offsets[-1] == len(data)
