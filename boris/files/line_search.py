@@ -46,9 +46,8 @@ _MARK = 0x80000000
 # this many lines itself.
 _STEP = 1024
 _WALKED = 64
-# The lines of a piece of a pattern turned into codes (or compared) at once.
-_PIECE_LINES = 4096
-_PIECE = re.compile(rb"(?:[^\n]*\n){1,%d}" % _PIECE_LINES)
+# The bytes of lines of a pattern turned into codes (or compared) at once, about.
+_PIECE = 1 << 16
 # Whitespace ending a line (before its newline, or the end of the file).
 _TRAILING_BLANKS = re.compile(rb"[ \t\r\x0b\x0c]+\n")
 # Every blank but CR made one byte, NUL (a NUL in the file is then taken for a blank:
@@ -78,6 +77,7 @@ class Lines:
         self.text = text
         self.count = text.count(b"\n")
         self._stripped: Lines | None = None
+        self._index: _LineIndex | None = None
 
     @classmethod
     def of(cls, lines: Sequence[bytes]) -> Lines:
@@ -87,9 +87,15 @@ class Lines:
         """The first ``count`` lines."""
         if count >= self.count:
             return self
-        end = re.match(rb"(?:[^\n]*\n){%d}" % count, self.text)
-        assert end is not None
-        return Lines(self.text[: end.end()])
+        head = Lines(self.text[: self._lines().offset_of(count)])
+        if self._stripped is not None:  # it is the head of the stripped lines
+            head._stripped = self._stripped.head(count)
+        return head
+
+    def _lines(self) -> _LineIndex:
+        if self._index is None:
+            self._index = _LineIndex(self.text, 0, self.count, tail=False)
+        return self._index
 
     def line(self, index: int) -> bytes:
         """The text of line ``index`` (from 0)."""
@@ -114,16 +120,15 @@ class Lines:
             start = end + 1
 
     def chunks(self) -> Iterator[bytes]:
-        """The lines, at most ``_PIECE_LINES`` at a time, each followed by ``\n``."""
+        """The lines, about ``_PIECE`` bytes of them at a time, each followed by ``\n``."""
         text, start = self.text, 0
         while start < len(text):
-            piece = _PIECE.match(text, start)
-            assert piece is not None  # the text ends in a newline
-            yield text[start : piece.end()]
-            start = piece.end()
+            end = text.index(b"\n", min(start + _PIECE, len(text)) - 1) + 1
+            yield text[start:end]
+            start = end
 
     def blocks(self) -> Iterator[list[bytes]]:
-        """The texts of the lines, a list of at most ``_PIECE_LINES`` at a time."""
+        """The texts of the lines, a list of about ``_PIECE`` bytes of them at a time."""
         for chunk in self.chunks():
             yield chunk[:-1].split(b"\n")
 
@@ -168,6 +173,8 @@ class LineFile:
         self.eol = b"\r\n" if self.ending == b"\r\n" else b"\n"
         self._codes: dict[Tier, _Codes] = {}
         self._index: _LineIndex | None = None
+        # From where to where no line is known to end in whitespace.
+        self._no_blank_ended = (-1, -1)
 
     # --- lines at an offset, and their numbers
 
@@ -201,7 +208,7 @@ class LineFile:
     @property
     def index(self) -> _LineIndex:
         if self._index is None:
-            self._index = _LineIndex(self)
+            self._index = _LineIndex(self.data, self.start, self.count, tail=self.tail)
         return self._index
 
     def last_lines(self, count: int) -> int:
@@ -267,14 +274,32 @@ class LineFile:
         end of the file) ends in whitespace (CRLF files: before the CR)."""
         if end <= start:
             return False
+        # Searches from one place with other ends (a hunk's lines halved for a hint)
+        # look at each part once.
+        known_start, known_end = self._no_blank_ended
+        if known_start == start and end <= known_end:
+            return False
+        scan = known_end if known_start == start else start
+        if self._blank_ended_in(scan, end):
+            return True
+        self._no_blank_ended = (start, end)
+        return False
+
+    def _blank_ended_in(self, start: int, end: int) -> bool:
         # One pass: every kind of blank made one byte, then one search for it before a
-        # line ending (five searches of the bytes as they are would be five passes).
-        region = self.data[start:end].translate(_ONE_BLANK)
-        if self.ending == b"\r\n":
-            blank_ended = b"\x00\r\n" in region or b"\r\r\n" in region
-        else:
-            blank_ended = b"\x00\n" in region or b"\r\n" in region
-        return blank_ended or (end >= len(self.data) and self.tail and region[-1:] in b"\x00\r")
+        # line ending (five searches of the bytes as they are would be five passes), a
+        # piece at a time (a copy of a piece, not of the file); pieces overlap by the
+        # two bytes before a newline.
+        needles = (b"\x00\r\n", b"\r\r\n") if self.ending == b"\r\n" else (b"\x00\n", b"\r\n")
+        at = start
+        while at < end:
+            stop = min(at + _PIECE, end)
+            region = self.data[max(start, at - 2) : stop].translate(_ONE_BLANK)
+            if needles[0] in region or needles[1] in region:
+                return True
+            at = stop
+        last = self.data[end - 1 : end].translate(_ONE_BLANK)
+        return end >= len(self.data) and self.tail and last in (b"\x00", b"\r")
 
     def places(
         self, lines: Lines, offset: int, tier: Tier, before: int | None, most: int
@@ -326,38 +351,38 @@ class LineFile:
 
 
 class _LineIndex:
-    """The number of the line at every ``_STEP``-th byte of a file: the number of the line
-    at an offset is one count of newlines within a step, the offset of a line one
-    bisection and a walk within a step. Made with a count per step, at the speed of
-    memchr."""
+    """The number of the line at every ``_STEP``-th byte of a text (from ``start``, its
+    first line's offset): the number of the line at an offset is one count of newlines
+    within a step, the offset of a line one bisection and a walk within a step. Made
+    with a count per step, at the speed of memchr."""
 
-    def __init__(self, file: LineFile) -> None:
-        self._file = file
-        data, start = file.data, file.start
+    def __init__(self, data: bytes, start: int, count: int, *, tail: bool) -> None:
+        self._data = data
+        self._start = start
+        self._count = count  # lines, the last without a newline counted if ``tail``
+        self._tail = tail
         numbers = array("q", [0])  # lines before each step's first byte
         for at in range(start, len(data) - _STEP, _STEP):
             numbers.append(numbers[-1] + data.count(b"\n", at, at + _STEP))
         self._numbers = numbers
 
     def number(self, offset: int) -> int:
-        file = self._file
-        if offset <= file.start:
+        if offset <= self._start:
             return 0
-        step = min((offset - file.start) // _STEP, len(self._numbers) - 1)
-        at = file.start + step * _STEP
-        counted = self._numbers[step] + file.data.count(b"\n", at, offset)
-        return counted + (file.tail and offset >= len(file.data))
+        step = min((offset - self._start) // _STEP, len(self._numbers) - 1)
+        at = self._start + step * _STEP
+        counted = self._numbers[step] + self._data.count(b"\n", at, offset)
+        return counted + (self._tail and offset >= len(self._data))
 
     def offset_of(self, line: int) -> int:
-        file = self._file
         if line <= 0:
-            return file.start
-        if line >= file.count:
-            return len(file.data)
+            return self._start
+        if line >= self._count:
+            return len(self._data)
         # The step holding the newline that ends line ``line - 1``.
         step = bisect_left(self._numbers, line) - 1
-        at = file.start + step * _STEP
-        return _after_lines(file.data, at, line - self._numbers[step])
+        at = self._start + step * _STEP
+        return _after_lines(self._data, at, line - self._numbers[step])
 
 
 class _Codes:
