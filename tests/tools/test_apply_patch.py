@@ -314,6 +314,18 @@ async def test_at_most_100_files(client: Client[Any], case: Path) -> None:
     )
 
 
+async def test_at_most_10000_hunks(client: Client[Any], case: Path) -> None:
+    """All files together: 10,000 hunks are taken, the next one is refused by its line."""
+    path = await viewed(client, case / "f.txt", "".join(f"{n}\n" for n in range(10_001)))
+    hunks = [f"@@\n-{n}\n+{n}!" for n in range(10_001)]
+    message = await refused(client, case, patch(f"*** Update File: {path}", *hunks))
+    assert message == (
+        "[PATCH_INVALID] line 30003: a patch holds at most 10000 hunks; split it into several"
+    )
+    ok_text(await apply(client, patch(f"*** Update File: {path}", *hunks[:10_000])))
+    assert path.read_text().count("!\n") == 10_000
+
+
 LENIENT = [
     # Padded markers and section headers, blank lines around the patch, CRLF lines.
     "\n\n  *** Begin Patch \n  *** Update File: {path}\n@@\n-a\n+b\n *** End Patch  \n\n",
