@@ -69,21 +69,38 @@ class Session:
         default_factory=lambda: anyio.CapacityLimiter(SESSION_THREADS), repr=False
     )
 
-    async def blocking(self, work: Callable[[], T], stop: threading.Event | None = None) -> T:
+    async def blocking(
+        self, work: Callable[[], T], stop: threading.Event | None = None, *, settle: bool = False
+    ) -> T:
         """``work()`` in a worker thread, within this session's share of the threads
         (``SESSION_THREADS``).
 
         With ``stop``, a cancelled call (the client's cancel, the end of the session,
-        shutdown) sets it and returns at once: ``work`` looks at it and ends soon
-        after. Without, a cancelled call still waits for ``work`` to finish (an edit
-        is never left half done).
+        shutdown) sets it: ``work`` looks at it and ends soon after. The call then
+        returns at once, or, with ``settle``, once ``work`` has ended (a patch stopped
+        and undone, or finished: shutdown must not exit in the middle of it). Without
+        ``stop``, a cancelled call waits for ``work`` to finish (an edit is never left
+        half done).
         """
         async with self._threads:
+            if stop is None:
+                return await anyio.to_thread.run_sync(work)
+            ended = threading.Event()
+
+            def run() -> T:
+                try:
+                    return work()
+                finally:
+                    ended.set()
+
             try:
-                return await anyio.to_thread.run_sync(work, abandon_on_cancel=stop is not None)
+                return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
             except anyio.get_cancelled_exc_class():
-                if stop is not None:
-                    stop.set()
+                stop.set()
+                log.debug("session %s: a call was cancelled; its work is told to stop", self.id)
+                if settle:
+                    with anyio.CancelScope(shield=True):
+                        await anyio.to_thread.run_sync(ended.wait)
                 raise
 
     @property
