@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from mcp_types import ImageContent, TextContent, ToolAnnotations
 
 from boris.files.lines import Image
-from boris.files.notebook_view import NotebookView
+from boris.files.notebook.view import NotebookView
 from boris.shell.progress import Send
 
 if TYPE_CHECKING:
