@@ -10,9 +10,7 @@ viewed afterwards.
 
 from __future__ import annotations
 
-import errno
 import os
-import stat
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -22,7 +20,14 @@ from boris.errors import BorisError, Code, io_error
 from boris.files import edit_bytes
 from boris.files.access import FileAccess
 from boris.files.lines import EditSnippets, edit_snippet, read_up_to
-from boris.files.place import Place, locate, names_directory, not_a_file, open_existing
+from boris.files.place import (
+    Place,
+    entry_stat,
+    locate,
+    names_directory,
+    not_a_file,
+    open_existing,
+)
 from boris.files.writing import Changed, replace_existing, write_new
 from boris.text import LIMIT
 
@@ -150,12 +155,7 @@ def create(access: FileAccess, path: str, content: str) -> str:
 
 
 def _write(access: FileAccess, place: Place, data: bytes) -> None:
-    try:
-        info = place.lstat()
-        if info is not None and stat.S_ISLNK(info.st_mode):  # resolve leaves only a loop
-            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), place.path)
-    except OSError as exc:
-        raise io_error("stat", place.path, exc) from None
+    info = entry_stat(place)
     if info is not None:
         problem = not_a_file(place, info, "create_file")
         if problem is not None:

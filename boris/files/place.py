@@ -294,6 +294,18 @@ def fsync_directory(directory: int) -> None:
             os.close(fd)
 
 
+def entry_stat(place: Place) -> os.stat_result | None:
+    """What is at ``place`` (not following a symlink), None if nothing; a symlink left
+    there after resolving is a loop (ELOOP); any error is IO_ERROR."""
+    try:
+        info = place.lstat()
+        if info is not None and stat.S_ISLNK(info.st_mode):  # resolve leaves only a loop
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), place.path)
+    except OSError as exc:
+        raise io_error("stat", place.path, exc) from None
+    return info
+
+
 def open_existing(place: Place, tool: str) -> tuple[int, os.stat_result]:
     """A read descriptor of the regular file or directory at ``place``, and its stat.
 

@@ -51,6 +51,7 @@ from boris.files.patch.format import FileChange, invalid, parse
 from boris.files.patch.hunks import apply_hunks
 from boris.files.place import (
     Place,
+    entry_stat,
     fsync_directory,
     locate,
     names_directory,
@@ -241,12 +242,7 @@ def _same_device(place: Place, target: Place) -> bool:
 
 def _existing(access: FileAccess, place: Place) -> os.stat_result:
     """The stat of the file to delete at ``place``, after the checks of an edit."""
-    try:
-        info = place.lstat()
-        if info is not None and stat.S_ISLNK(info.st_mode):  # resolve leaves only a loop
-            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), place.path)
-    except OSError as exc:
-        raise io_error("stat", place.path, exc) from None
+    info = entry_stat(place)
     if info is None:
         raise BorisError(Code.PATH_NOT_FOUND, f"{place.path} does not exist")
     problem = not_a_file(place, info, _TOOL)
