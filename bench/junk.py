@@ -30,7 +30,9 @@ from procs import (
     load_average,
     memory_kib,
     mib,
+    peak_reset,
     stop_process,
+    wait_listening,
 )
 from rawhttp import McpSession
 
@@ -44,24 +46,6 @@ def junk_body(size: int) -> bytes:
     )
     tail = b"0]}}}"
     return head + b"0," * ((size - len(head) - len(tail)) // 2) + tail
-
-
-def peak_reset(pid: int) -> int:
-    """Reset the peak memory of ``pid`` to its RSS now, which is returned (KiB)."""
-    Path(f"/proc/{pid}/clear_refs").write_text("5")
-    return memory_kib(pid, "VmRSS")
-
-
-async def wait_healthy(port: int) -> None:
-    for _ in range(600):
-        try:
-            _, writer = await asyncio.open_connection("127.0.0.1", port)
-        except OSError:
-            await asyncio.sleep(0.05)
-            continue
-        writer.close()
-        return
-    raise RuntimeError("the server did not start")
 
 
 async def measure(port: int, pid: int, size: int, copies: int) -> None:
@@ -126,7 +110,7 @@ def main() -> None:
             env=clean_env(),
         )
         try:
-            asyncio.run(wait_healthy(port))
+            asyncio.run(wait_listening(port))
             asyncio.run(measure(port, proc.pid, options.size * 1000 * 1000, options.copies))
         finally:
             stop_process(proc)

@@ -35,8 +35,10 @@ from procs import (
     free_port,
     load_average,
     memory_kib,
+    peak_reset,
     percentile,
     stop_process,
+    wait_listening,
 )
 from rawhttp import McpSession
 
@@ -51,23 +53,6 @@ def notebook() -> bytes:
     ]
     content = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     return json.dumps(content, separators=(",", ":")).encode()
-
-
-def peak_reset(pid: int) -> int:
-    Path(f"/proc/{pid}/clear_refs").write_text("5")
-    return memory_kib(pid, "VmRSS")
-
-
-async def wait_healthy(port: int) -> None:
-    for _ in range(600):
-        try:
-            _, writer = await asyncio.open_connection("127.0.0.1", port)
-        except OSError:
-            await asyncio.sleep(0.05)
-            continue
-        writer.close()
-        return
-    raise RuntimeError("the server did not start")
 
 
 async def timed_view(session: McpSession, path: str) -> float:
@@ -147,7 +132,7 @@ def main() -> None:
             cwd=options.checkout,
         )
         try:
-            asyncio.run(wait_healthy(port))
+            asyncio.run(wait_listening(port))
             # A file changed in the last seconds is checked on every view (it may still
             # be changing): let it settle, as a notebook being read usually has.
             time.sleep(max(0.0, big.stat().st_ctime + 2.5 - time.time()))

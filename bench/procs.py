@@ -4,6 +4,7 @@ time from /proc (Linux), the machine's load, and stopping a process by its pid.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import math
 import os
@@ -28,6 +29,25 @@ def memory_kib(pid: int, field: str) -> int:
         if line.startswith(field + ":"):
             return int(line.split()[1])
     raise LookupError(field)
+
+
+def peak_reset(pid: int) -> int:
+    """Reset the peak memory (VmHWM) of ``pid`` to its RSS now, which is returned (KiB)."""
+    Path(f"/proc/{pid}/clear_refs").write_text("5")
+    return memory_kib(pid, "VmRSS")
+
+
+async def wait_listening(port: int) -> None:
+    """Until something accepts connections on 127.0.0.1:``port`` (30 s at most)."""
+    for _ in range(600):
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            await asyncio.sleep(0.05)
+            continue
+        writer.close()
+        return
+    raise RuntimeError("the server did not start")
 
 
 def children(pid: int) -> list[int]:
