@@ -77,6 +77,18 @@ def test_definitions_by_name_over_a_large_tree(
     assert qualified.splitlines() == [line for line in expected_targets() if "Target1" in line]
 
 
+def test_slow_work_goes_to_the_workers_with_the_same_output(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Work in this process that takes longer than IN_PROCESS_SECONDS hands the rest of
+    the files to the workers at once: the output does not change."""
+    monkeypatch.setattr(engine, "IN_PROCESS_SECONDS", 0.0)
+    found = run(tree, engine.Request(name="target"), True, monkeypatch)
+    assert found.splitlines() == expected_targets()
+    page = run(tree, engine.Request(name="target", offset=5, head_limit=3), True, monkeypatch)
+    assert page.splitlines()[:3] == expected_targets()[5:8]
+
+
 @pytest.mark.parametrize("parallel", [False, True])
 def test_pages_of_references_fit_together(
     tree: Path, parallel: bool, monkeypatch: pytest.MonkeyPatch
