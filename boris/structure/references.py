@@ -47,8 +47,9 @@ def definition_sites(name: str, text: bytes, language: Language) -> list[tuple[i
 
 def _spans(search: SpanSearch, text: bytes) -> list[tuple[int, int]]:
     """The spans of the name (the one group that took part) in each match of
-    ``search``. A search goes on from the end of the name, not of the match: the byte
-    a match read after the name may be the one before the next name."""
+    ``search``. A search goes on from the name's last byte, not the match's end: the
+    byte a match read after the name may be the one before the next name, and so may
+    the name's own last byte when it is not a word's (``éé`` holds ``é`` twice)."""
     spans: list[tuple[int, int]] = []
     position, end = 0, len(text)
     while True:
@@ -57,7 +58,7 @@ def _spans(search: SpanSearch, text: bytes) -> list[tuple[int, int]]:
             return spans
         span = next(group for group in found[1:] if group[0] >= 0)
         spans.append(span)
-        position = span[1]
+        position = max(span[1] - 1, span[0] + 1)
 
 
 #: Bytes that continue a name: a name is found where none stands before or after it.

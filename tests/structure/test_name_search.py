@@ -46,6 +46,7 @@ def model_occurrences(name: str, text: bytes) -> list[tuple[int, int]]:
 @given(names, texts)
 @example("get", b"get get;get(get)")
 @example("t", b"t.t$t_t")
+@example("é", "éé é".encode())
 def test_occurrences_are_the_words_the_model_finds(name: str, text: bytes) -> None:
     assert occurrences(name, text) == model_occurrences(name, text)
 
