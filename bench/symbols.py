@@ -30,9 +30,11 @@ Output, one line each, with the project's target:
   2x grep's time (grep finds the candidate files in both);
 - the outline of ``big.py`` and of ``dense.py``: at most 100 ms;
 - the map of ``map/`` (its first page): at most 3 s;
-then the server's VmRSS idle and its VmHWM after the calls, and its search workers'.
-The server and its workers use every core: on a busy machine the figures move, and the
-load average is printed beside them.
+each with the CPU time the server and its search workers used for one call (the mean
+of the timed runs; grep's too, and the ratio of the two); then the server's VmRSS idle
+and its VmHWM after the calls, and its search workers'. The server and its workers use
+every core: on a busy machine the times move (the CPU times less), and the load
+average is printed beside them.
 """
 
 from __future__ import annotations
@@ -54,7 +56,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from procs import exit_cleanly_on_sigterm, load_average, memory_kib, print_memory
+from procs import (
+    children,
+    cpu_seconds,
+    exit_cleanly_on_sigterm,
+    load_average,
+    memory_kib,
+    print_memory,
+)
 from rawrpc import RawServer, boris_command
 
 #: Files of the map's tree, lines of the outlined file.
@@ -196,18 +205,40 @@ class Server:
     idle_rss: int = 0
 
 
-def alternating_medians(runs: dict[str, Callable[[], object]], count: int) -> dict[str, float]:
-    """The median time of each of ``runs`` (label -> call): one warm-up each, then
-    ``count`` rounds, each running every call once in turn."""
-    for run in runs.values():
-        run()  # warm-up: page cache, lazy imports, compiled patterns, grammars
+@dataclass(frozen=True)
+class Timed:
+    """A call's median time, and the CPU time its server and search workers used for
+    it (the mean of the timed runs): on a loaded machine the time moves, the CPU less."""
+
+    seconds: float
+    cpu: float
+
+
+def process_cpu(pid: int) -> float:
+    """The CPU time so far of a server and its search workers."""
+    return cpu_seconds(pid) + sum(cpu_seconds(child) for child in children(pid))
+
+
+def alternating_medians(
+    runs: dict[str, tuple[Callable[[], object], int]], count: int
+) -> dict[str, Timed]:
+    """Each of ``runs`` (label -> the call, its server's pid) timed: one warm-up each,
+    then ``count`` rounds, each running every call once in turn."""
+    for run, _ in runs.values():
+        run()  # warm-up: page cache, lazy imports, compiled patterns, grammars, workers
     times: dict[str, list[float]] = {label: [] for label in runs}
+    cpu = dict.fromkeys(runs, 0.0)
     for _ in range(count):
-        for label, run in runs.items():
+        for label, (run, pid) in runs.items():
+            used = process_cpu(pid)
             start = time.perf_counter()
             run()
             times[label].append(time.perf_counter() - start)
-    return {label: statistics.median(values) for label, values in times.items()}
+            cpu[label] += process_cpu(pid) - used
+    return {
+        label: Timed(statistics.median(values), cpu[label] / count)
+        for label, values in times.items()
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -259,12 +290,16 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def time_call(call: Call, servers: list[Server], runs: int) -> None:
-    """One call's line for each server: its median, and grep's beside it."""
-    timed: dict[str, Callable[[], object]] = {}
+    """One call's line for each server: its median and its CPU, and grep's beside them."""
+    timed: dict[str, tuple[Callable[[], object], int]] = {}
     for index, server in enumerate(servers):
-        timed[f"symbols {index}"] = partial(server.session.call, "symbols", call.arguments)
+        pid = server.session.pid
+        timed[f"symbols {index}"] = (
+            partial(server.session.call, "symbols", call.arguments),
+            pid,
+        )
         if call.grep is not None:
-            timed[f"grep {index}"] = partial(server.session.call, "grep", call.grep)
+            timed[f"grep {index}"] = (partial(server.session.call, "grep", call.grep), pid)
     medians = alternating_medians(timed, runs)
     if len(servers) > 1:
         print(call.label)
@@ -273,18 +308,25 @@ def time_call(call: Call, servers: list[Server], runs: int) -> None:
         ours = medians[f"symbols {index}"]
         if call.grep is None:
             assert call.seconds is not None
-            verdict = "ok" if ours <= call.seconds else "MISSED"
+            verdict = "ok" if ours.seconds <= call.seconds else "MISSED"
             limit = (
                 f"<= {call.seconds * 1000:.0f} ms"
                 if call.seconds < 1
                 else f"<= {call.seconds:.0f} s"
             )
-            print(f"{label:<42}{ours * 1000:7.0f}ms{'-':>8}{'-':>8}  {limit}  {verdict}")
+            print(
+                f"{label:<42}{ours.seconds * 1000:7.0f}ms{'-':>8}{'-':>8}  {limit}  {verdict}"
+                f"  (CPU {ours.cpu * 1000:.0f} ms)"
+            )
             continue
         theirs = medians[f"grep {index}"]
-        ratio = ours / theirs
+        ratio = ours.seconds / theirs.seconds
         verdict = "ok" if ratio <= 2 else "MISSED"
-        print(f"{label:<42}{ours:8.2f}s{theirs:7.2f}s{ratio:7.2f}x  <= 2x grep  {verdict}")
+        print(
+            f"{label:<42}{ours.seconds:8.2f}s{theirs.seconds:7.2f}s{ratio:7.2f}x  "
+            f"<= 2x grep  {verdict}  (CPU {ours.cpu:.2f} s, grep {theirs.cpu:.2f} s: "
+            f"{ours.cpu / theirs.cpu:.2f}x)"
+        )
 
 
 if __name__ == "__main__":
