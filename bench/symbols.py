@@ -1,18 +1,27 @@
 r"""symbols speed on a large tree, through one real Boris session, side by side with grep.
 
 Usage: python bench/symbols.py [--runs N] [--corpus-dir DIR] [--copies N]
+                               [--checkout DIR ...] [--only TEXT]
 
 Builds (once, then reuses) under --corpus-dir:
 - ``tree/``: --copies copies of the running Python's standard library (site-packages
   and __pycache__ left out), 30,000 files and more with the default 13;
 - ``map/``: 5,000 files: the standard library, then as many of its files again as that
   takes, in walk order;
-- ``big.py``: 10,000 lines of the standard library's largest modules (outside its
-  tests), one after another: code as dense as most; ``dense.py``: 10,000 lines of its
-  smallest modules, dense with definitions (module constants, small classes).
+- ``big.py``: 10,000 lines of the standard library's largest modules that define a
+  function or a class (outside its tests; not a data module such as pydoc's topics),
+  one after another, the last one cut before a top-level definition: code as dense as
+  most; ``dense.py``: 10,000 lines of its smallest modules, dense with definitions
+  (module constants, small classes).
 Their sizes are printed first. It starts Boris over STDIO with the corpus as its
 workdir and, in that one session, times each call: a warm-up, then the median of
 --runs calls, measured from sending the request to reading the reply.
+
+``--checkout DIR`` runs the server of that checkout (from DIR, whose ``boris``
+``-m boris`` imports first, with this venv's libraries; ``.`` is this one). Given more
+than once, every server is started and each call's runs alternate between them (and
+grep's between them too), so that a changing load falls on all of them alike.
+``--only TEXT`` times only the calls whose label holds TEXT.
 
 Output, one line each, with the project's target:
 - definitions of a name across ``tree/`` beside grep for the same literal
@@ -21,19 +30,25 @@ Output, one line each, with the project's target:
   2x grep's time (grep finds the candidate files in both);
 - the outline of ``big.py`` and of ``dense.py``: at most 100 ms;
 - the map of ``map/`` (its first page): at most 3 s;
-then the server's VmRSS idle and its VmHWM after the calls, and its search workers'.
-The server and its workers use every core: on a busy machine the figures move, and the
-load average is printed beside them.
+each with the CPU time the server and its search workers used for one call (the mean
+of the timed runs; grep's too, and the ratio of the two); then the server's VmRSS idle
+and its VmHWM after the calls, and its search workers'. The server and its workers use
+every core: on a busy machine the times move (the CPU times less), and the load
+average is printed beside them.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import re
 import shutil
+import statistics
 import sys
 import sysconfig
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -41,9 +56,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from procs import exit_cleanly_on_sigterm, load_average, memory_kib, print_memory
+from procs import (
+    children,
+    cpu_seconds,
+    exit_cleanly_on_sigterm,
+    load_average,
+    memory_kib,
+    print_memory,
+)
 from rawrpc import RawServer, boris_command
-from search import median_seconds
 
 #: Files of the map's tree, lines of the outlined file.
 MAP_FILES = 5000
@@ -111,7 +132,7 @@ def stdlib_files() -> list[Path]:
 
 
 def build_corpus(target: Path, copies: int) -> None:
-    marker = target / f".boris-bench-complete-{copies}-{MAP_FILES}-2"
+    marker = target / f".boris-bench-complete-{copies}-{MAP_FILES}-3"
     if marker.exists():
         return
     files = stdlib_files()
@@ -139,14 +160,33 @@ def build_corpus(target: Path, copies: int) -> None:
         shutil.copyfile(path, place)
     modules = [p for p in files if p.suffix == ".py" and "test" not in p.parts]
     by_size = sorted(modules, key=lambda p: p.stat().st_size)
-    for name, chosen in (("big.py", reversed(by_size)), ("dense.py", by_size)):
+    code = [p for p in reversed(by_size) if TOP_DEFINITION.search(p.read_bytes())]
+    for name, chosen in (("big.py", code), ("dense.py", by_size)):
         lines: list[str] = []
         for path in chosen:
             if len(lines) >= BIG_LINES:
                 break
             lines += path.read_text(errors="replace").splitlines()
+        if name == "big.py":
+            lines = cut_before_definition(lines[: BIG_LINES + 1])
         (target / name).write_text("\n".join(lines[:BIG_LINES]) + "\n")
     marker.write_text("")
+
+
+#: A line that starts a top-level definition of a Python module.
+TOP_DEFINITION = re.compile(rb"(?m)^(?:def|class|async def|@)\b")
+
+
+def cut_before_definition(lines: list[str]) -> list[str]:
+    """``lines`` cut before their last top-level definition (no definition is cut in
+    two, so the file parses cleanly), made up to BIG_LINES with comment lines."""
+    cut = max(
+        (i for i, line in enumerate(lines) if TOP_DEFINITION.match(line.encode())),
+        default=len(lines),
+    )
+    while cut > 0 and lines[cut - 1].startswith("@"):
+        cut -= 1  # a decorated definition starts at its first decorator
+    return lines[:cut] + ["# (filler)"] * (BIG_LINES - cut)
 
 
 def count_files(root: Path) -> int:
@@ -154,6 +194,51 @@ def count_files(root: Path) -> int:
 
 
 # --- timing ------------------------------------------------------------------------
+
+
+@dataclass
+class Server:
+    """A server under test: its label, its session, its VmRSS when idle."""
+
+    label: str
+    session: RawServer
+    idle_rss: int = 0
+
+
+@dataclass(frozen=True)
+class Timed:
+    """A call's median time, and the CPU time its server and search workers used for
+    it (the mean of the timed runs): on a loaded machine the time moves, the CPU less."""
+
+    seconds: float
+    cpu: float
+
+
+def process_cpu(pid: int) -> float:
+    """The CPU time so far of a server and its search workers."""
+    return cpu_seconds(pid) + sum(cpu_seconds(child) for child in children(pid))
+
+
+def alternating_medians(
+    runs: dict[str, tuple[Callable[[], object], int]], count: int
+) -> dict[str, Timed]:
+    """Each of ``runs`` (label -> the call, its server's pid) timed: one warm-up each,
+    then ``count`` rounds, each running every call once in turn."""
+    for run, _ in runs.values():
+        run()  # warm-up: page cache, lazy imports, compiled patterns, grammars, workers
+    times: dict[str, list[float]] = {label: [] for label in runs}
+    cpu = dict.fromkeys(runs, 0.0)
+    for _ in range(count):
+        for label, (run, pid) in runs.items():
+            used = process_cpu(pid)
+            start = time.perf_counter()
+            run()
+            times[label].append(time.perf_counter() - start)
+            cpu[label] += process_cpu(pid) - used
+    return {
+        label: Timed(statistics.median(values), cpu[label] / count)
+        for label, values in times.items()
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -165,6 +250,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "boris-symbols-corpus"),
         help="where the corpus is built and kept",
     )
+    parser.add_argument(
+        "--checkout",
+        action="append",
+        help="run the server of this checkout (. for this one); more than once to alternate",
+    )
+    parser.add_argument("--only", default="", help="time only the calls whose label holds this")
     args = parser.parse_args(argv)
     exit_cleanly_on_sigterm()
     if args.runs < 1:
@@ -178,28 +269,64 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     print(f"median of {args.runs} runs after a warm-up; before: {load_average()}")
     print()
-    print(f"{'call':<42}{'symbols':>9}{'grep':>8}{'ratio':>8}  target")
-    with RawServer(boris_command(root)) as session:
-        session.initialize()
-        idle_rss = memory_kib(session.pid, "VmRSS")
+    checkouts: list[str | None] = args.checkout or [None]
+    with contextlib.ExitStack() as stack:
+        servers = []
+        for checkout in checkouts:
+            session = stack.enter_context(RawServer(boris_command(root), cwd=checkout))
+            session.initialize()
+            label = "" if checkout is None else os.path.abspath(checkout)
+            servers.append(Server(label, session, memory_kib(session.pid, "VmRSS")))
+        print(f"{'call':<42}{'symbols':>9}{'grep':>8}{'ratio':>8}  target")
         for call in calls(str(root)):
-            ours = median_seconds(partial(session.call, "symbols", call.arguments), args.runs)
-            if call.grep is None:
-                assert call.seconds is not None
-                verdict = "ok" if ours <= call.seconds else "MISSED"
-                limit = (
-                    f"<= {call.seconds * 1000:.0f} ms"
-                    if call.seconds < 1
-                    else f"<= {call.seconds:.0f} s"
-                )
-                print(f"{call.label:<42}{ours * 1000:7.0f}ms{'-':>8}{'-':>8}  {limit}  {verdict}")
+            if args.only not in call.label:
                 continue
-            theirs = median_seconds(partial(session.call, "grep", call.grep), args.runs)
-            ratio = ours / theirs
-            verdict = "ok" if ratio <= 2 else "MISSED"
-            print(f"{call.label:<42}{ours:8.2f}s{theirs:7.2f}s{ratio:7.2f}x  <= 2x grep  {verdict}")
-        print_memory(session.pid, idle_rss, "calls")
+            time_call(call, servers, args.runs)
+        for server in servers:
+            if server.label:
+                print(f"\n{server.label}:", end="")
+            print_memory(server.session.pid, server.idle_rss, "calls")
     print(f"after: {load_average()}")
+
+
+def time_call(call: Call, servers: list[Server], runs: int) -> None:
+    """One call's line for each server: its median and its CPU, and grep's beside them."""
+    timed: dict[str, tuple[Callable[[], object], int]] = {}
+    for index, server in enumerate(servers):
+        pid = server.session.pid
+        timed[f"symbols {index}"] = (
+            partial(server.session.call, "symbols", call.arguments),
+            pid,
+        )
+        if call.grep is not None:
+            timed[f"grep {index}"] = (partial(server.session.call, "grep", call.grep), pid)
+    medians = alternating_medians(timed, runs)
+    if len(servers) > 1:
+        print(call.label)
+    for index, server in enumerate(servers):
+        label = f"  {server.label}" if len(servers) > 1 else call.label
+        ours = medians[f"symbols {index}"]
+        if call.grep is None:
+            assert call.seconds is not None
+            verdict = "ok" if ours.seconds <= call.seconds else "MISSED"
+            limit = (
+                f"<= {call.seconds * 1000:.0f} ms"
+                if call.seconds < 1
+                else f"<= {call.seconds:.0f} s"
+            )
+            print(
+                f"{label:<42}{ours.seconds * 1000:7.0f}ms{'-':>8}{'-':>8}  {limit}  {verdict}"
+                f"  (CPU {ours.cpu * 1000:.0f} ms)"
+            )
+            continue
+        theirs = medians[f"grep {index}"]
+        ratio = ours.seconds / theirs.seconds
+        verdict = "ok" if ratio <= 2 else "MISSED"
+        print(
+            f"{label:<42}{ours.seconds:8.2f}s{theirs.seconds:7.2f}s{ratio:7.2f}x  "
+            f"<= 2x grep  {verdict}  (CPU {ours.cpu:.2f} s, grep {theirs.cpu:.2f} s: "
+            f"{ours.cpu / theirs.cpu:.2f}x)"
+        )
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from boris.structure.grammars import grammar
 from boris.structure.languages import Language
@@ -25,8 +25,10 @@ if TYPE_CHECKING:
     import tree_sitter
 
 
-@dataclass(frozen=True, slots=True)
-class Definition:
+class Definition(NamedTuple):
+    """A definition as plain values (a named tuple: many thousands are made for a large
+    file's outline, and a tuple is made fastest)."""
+
     kind: str
     #: As an outline shows it below its parent: the name, with what qualifies it that
     #: is not shown as a parent (a Go receiver, a Rust impl's type: ``Server.start``).
@@ -128,22 +130,27 @@ def _collect(
     node = None
     kind = ""
     for capture, nodes in captures.items():
-        if capture.startswith("definition."):
-            node, kind = nodes[0], capture[len("definition.") :]
-        elif capture == "scope":
+        role = _ROLES.get(capture)
+        if role is None:
+            role = _ROLES[capture] = _role(capture)
+        if role == "":
             node = nodes[0]
+        elif role is not _OTHER:
+            node, kind = nodes[0], role
     if node is None:
         return
     if kind == "variable" and node.type == "declaration" and _is_extern(node):
         return
-    names = list(captures.get("name", ()))
-    names += [name for d in captures.get("declarator", ()) if (name := _declared(d)) is not None]
+    names = captures.get("name", [])
+    declarators = captures.get("declarator")
+    if declarators:
+        names = names + [name for d in declarators if (name := _declared(d)) is not None]
     receiver = captures.get("receiver")
     prefix = (_last_identifier(_text(receiver[0])),) if receiver else ()
     lines: tuple[int, int] | None = None
     for name in names:
-        name_start, name_end = name.start_byte, name.end_byte
-        have = found.get((name_start, name_end))
+        key = name.byte_range
+        have = found.get(key)
         if have is not None and have.index <= index:
             continue
         text = _text(name)
@@ -151,24 +158,37 @@ def _collect(
         if not own or not own[-1]:
             continue
         if lines is None:
-            start_row = node.start_point.row
+            start_row = node.start_point[0]
             end_row, end_column = _content_end(node)
             if end_column == 0 and end_row > start_row:
                 end_row -= 1  # the node ends with the newline of its last line
             lines = (start_row + 1, end_row + 1)
-        found[(name_start, name_end)] = _Found(
-            index=index,
-            node_id=node.id,
-            start_byte=node.start_byte,
-            end_byte=node.end_byte,
-            start=lines[0],
-            end=lines[1],
-            kind=kind,
-            own=(*prefix, *own),
-            name_line=name.start_point.row + 1,
-            name_start=name_start,
-            name_end=name_end,
+        found[key] = _Found(
+            index,
+            node.id,
+            node.start_byte,
+            node.end_byte,
+            lines[0],
+            lines[1],
+            kind,
+            (*prefix, *own) if prefix else own,
+            name.start_point[0] + 1,
+            key[0],
+            key[1],
         )
+
+
+#: What each capture of a query is: the kind of a definition (``definition.<kind>``),
+#: "" for a scope, _OTHER for the rest (a name, a declarator, a receiver). Filled as
+#: captures are first seen.
+_OTHER = "other"
+_ROLES: dict[str, str] = {}
+
+
+def _role(capture: str) -> str:
+    if capture.startswith("definition."):
+        return capture[len("definition.") :]
+    return "" if capture == "scope" else _OTHER
 
 
 def _nest(ordered: list[_Found], language: Language) -> list[Definition]:
@@ -183,13 +203,16 @@ def _nest(ordered: list[_Found], language: Language) -> list[Definition]:
         ):
             stack.pop()
         parent = stack[-1] if stack else None
-        parts = (*(parent[1] if parent else ()), *item.own)
+        parts = parent[1] + item.own if parent else item.own
         if not item.kind:  # a scope
             stack.append((item, parts, None))
             continue
-        shown = next((entry for entry in reversed(stack) if entry[2] is not None), None)
+        if parent is not None and parent[2] is not None:
+            shown: tuple[_Found, tuple[str, ...], Definition | None] | None = parent
+        else:
+            shown = next((entry for entry in reversed(stack) if entry[2] is not None), None)
         depth = shown[2].depth + 1 if shown is not None and shown[2] is not None else 0
-        name = ".".join(parts[len(shown[1]) :] if shown is not None else parts)
+        name = ".".join(parts[len(shown[1]) :]) if shown is not None else ".".join(parts)
         kind = item.kind
         if kind == "function" and (
             len(item.own) > 1
@@ -199,17 +222,17 @@ def _nest(ordered: list[_Found], language: Language) -> list[Definition]:
         elif kind == "variable" and language.capital_constants and _CAPITALS.match(item.own[-1]):
             kind = "constant"
         definition = Definition(
-            kind=kind,
-            name=name,
-            parts=parts,
-            start=item.start,
-            end=item.end,
-            line=item.name_line,
-            depth=depth,
-            start_byte=item.start_byte,
-            end_byte=item.end_byte,
-            name_start=item.name_start,
-            name_end=item.name_end,
+            kind,
+            name,
+            parts,
+            item.start,
+            item.end,
+            item.name_line,
+            depth,
+            item.start_byte,
+            item.end_byte,
+            item.name_start,
+            item.name_end,
         )
         result.append(definition)
         if kind != "type":  # a C typedef holds its struct; the struct is not its member
@@ -251,6 +274,8 @@ def _text(node: tree_sitter.Node) -> str:
 def _name_parts(text: str) -> tuple[str, ...]:
     """The parts of a name as written: ``A::B::f`` and ``App.Core`` are qualified, type
     arguments are dropped (``Box<int>::get``)."""
+    if text.isidentifier():
+        return (text,)
     text = text.strip()
     while True:
         plain = _GENERICS.sub("", text)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import re
 import threading
 from dataclasses import dataclass
 from importlib import resources
@@ -48,8 +49,11 @@ def query_text(key: str) -> str:
 _parsers = threading.local()
 
 
-def parse(language: Language, source: bytes) -> tree_sitter.Tree:
-    """The syntax tree of ``source`` (UTF-8 bytes)."""
+def parse(language: Language, source: bytes, through: int | None = None) -> tree_sitter.Tree:
+    """The syntax tree of ``source`` (UTF-8 bytes); with ``through``, perhaps of only
+    the start of it that holds the first ``through`` bytes in whole top-level
+    statements (see :func:`prefix_end`): its definitions there are the whole file's.
+    Where that start reads with a syntax error, the file is parsed whole."""
     parsers: dict[str, tree_sitter.Parser] | None = getattr(_parsers, "by_key", None)
     if parsers is None:
         parsers = _parsers.by_key = {}
@@ -58,4 +62,57 @@ def parse(language: Language, source: bytes) -> tree_sitter.Tree:
         import tree_sitter
 
         parser = parsers[language.key] = tree_sitter.Parser(grammar(language).language)
+    end = None if through is None else prefix_end(language, source, through)
+    if end is not None:
+        tree = parser.parse(source[:end])
+        if not tree.root_node.has_error:
+            return tree
     return parser.parse(source)
+
+
+def prefix_end(language: Language, source: bytes, through: int) -> int | None:
+    """Where ``source`` may be cut so that what comes before holds its first
+    ``through`` bytes in whole top-level statements: the start of the first line after
+    them that starts one (``language.top_level_start``); None where there is no such
+    line, or the language has none.
+
+    A parser reads left to right: the statements before the cut read alike with or
+    without the rest, as long as the cut is at a statement's start, which the cut part
+    then shows by reading without a syntax error (a cut inside a string or a bracket,
+    or after a backslash, leaves one open). What such a read does not show is a line
+    that opens a block and lacks its body (``if x:`` just before the cut): the rest
+    would have made it an error, so there is no cut after one."""
+    if language.top_level_start is None:
+        return None
+    line_end = source.find(b"\n", through)
+    if line_end < 0:
+        return None
+    found = _top_level_start(language.top_level_start).search(source, line_end + 1)
+    if found is None:
+        return None
+    end = found.start()
+    if end == len(source) or _opens_a_block(source, end):
+        return None
+    return end
+
+
+@functools.lru_cache(maxsize=4)
+def _top_level_start(pattern: str) -> re.Pattern[bytes]:
+    return re.compile(pattern.encode())
+
+
+def _opens_a_block(source: bytes, end: int) -> bool:
+    """Whether the last line of code before ``end`` ends with ``:``, with or without a
+    comment after it (a ``#`` in a string counts as a comment's start: in doubt, it
+    does)."""
+    start = end
+    while start > 0:
+        line_start = source.rfind(b"\n", 0, start - 1) + 1
+        line = source[line_start : start - 1].strip()
+        start = line_start
+        if line and not line.startswith(b"#"):
+            break
+    else:
+        return False
+    ends = [line, *(line[:at] for at in range(len(line)) if line[at] == 35)]  # "#"
+    return any(part.rstrip().endswith(b":") for part in ends)

@@ -62,10 +62,17 @@ class Language:
     #: Ruby's ``def self.build``, C#'s ``void IDisposable.Dispose()``. Elsewhere a name
     #: after ``.`` or ``->`` is a use, and a search for definitions passes it by.
     dotted_definitions: bool = False
-    #: Where a definition may name something, as a regular expression around ``{name}``
-    #: (a superset of what the query finds): a search for definitions parses a file only
-    #: if the name stands there. None: wherever the name stands, but after a dot.
+    #: Where a definition may name something, as an RE2 pattern on the bytes (each one
+    #: a character) around ``{name}``, which stands for the name's bytes (a superset of
+    #: what the query finds): a search for definitions parses a file only if the name
+    #: stands there. None: wherever the name stands, but after a dot.
     definition_sites: str | None = None
+    #: Where a line starts a statement at the top of a file that nothing before it can
+    #: continue, as a Python regular expression on bytes (``(?m)^`` and what follows):
+    #: a search for definitions may parse a file only as far as the first such line
+    #: after the last place the name may be defined (boris.structure.grammars). None:
+    #: files are parsed whole.
+    top_level_start: str | None = None
 
 
 PYTHON = Language(
@@ -76,11 +83,15 @@ PYTHON = Language(
     (".py", ".pyi", ".pyw"),
     interpreters=("python", "python2", "python3"),
     capital_constants=True,
-    # def, class, a type statement; a name bound at the start of a statement.
+    # def, class, a type statement; a name bound at the start of a statement (also
+    # after a colon: "class Point: x = 0").
     definition_sites=(
-        r"(?m)(?:^[ \t]*(?:(?:async[ \t]+)?def|class|type)[ \t]+{name}\b)"
-        r"|(?:(?:^|;)[ \t]*{name}[ \t]*(?::|=(?!=)))"
+        r"(?m)^[ \t]*(?:(?:async[ \t]+)?def|class|type)[ \t]+{name}(?:[^\w$]|\z)"
+        r"|(?:^|[;:])[ \t]*{name}[ \t]*[:=]"
     ),
+    # Code at the start of a line, not a clause that continues an if or a try, not a
+    # closing bracket (the rest of an expression), not a comment.
+    top_level_start=r"(?m)^(?![\s#)\]}]|(?:else|elif|except|finally)\b)",
 )
 JAVASCRIPT = Language(
     "JavaScript",

@@ -7,10 +7,10 @@ in. Syntax only: which definition a use refers to is not resolved.
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from boris.patterns.re2_raw import SpanSearch, span_search
 from boris.structure.definitions import Definition
 from boris.structure.languages import Language
 
@@ -30,9 +30,7 @@ class Reference:
 def occurrences(name: str, text: bytes) -> list[tuple[int, int]]:
     """Byte spans of ``name`` in ``text`` not inside a longer word (a cheap first cut:
     the syntax tree decides)."""
-    needle = re.escape(name.encode())
-    pattern = re.compile(rb"(?<![\w$])" + needle + rb"(?![\w$])")
-    return [match.span() for match in pattern.finditer(text)]
+    return _spans(_word_search(name), text)
 
 
 def definition_sites(name: str, text: bytes, language: Language) -> list[tuple[int, int]]:
@@ -40,21 +38,58 @@ def definition_sites(name: str, text: bytes, language: Language) -> list[tuple[i
     syntax tree decides): where the language's ``definition_sites`` says, else wherever
     it stands but after ``.`` or ``->`` (``obj.get``, ``p->next`` are uses)."""
     if language.definition_sites is not None:
-        pattern = _sites(language.definition_sites, name)
-        return [
-            next(match.span(group) for group in range(1, pattern.groups + 1) if match[group])
-            for match in pattern.finditer(text)
-        ]
+        return _spans(_site_search(language.definition_sites, name), text)
     spans = occurrences(name, text)
     if language.dotted_definitions:
         return spans
     return [(start, end) for start, end in spans if not _after_member_access(text, start)]
 
 
+def _spans(search: SpanSearch, text: bytes) -> list[tuple[int, int]]:
+    """The spans of the name (the one group that took part) in each match of
+    ``search``. A search goes on from the name's last byte, not the match's end: the
+    byte a match read after the name may be the one before the next name, and so may
+    the name's own last byte when it is not a word's (``éé`` holds ``é`` twice)."""
+    spans: list[tuple[int, int]] = []
+    position, end = 0, len(text)
+    while True:
+        found = search(text, position, end)
+        if found[0][0] < 0:
+            return spans
+        span = next(group for group in found[1:] if group[0] >= 0)
+        spans.append(span)
+        position = max(span[1] - 1, span[0] + 1)
+
+
+#: Bytes that continue a name: a name is found where none stands before or after it.
+_WORD = rb"\w$"
+
+
 @functools.lru_cache(maxsize=32)
-def _sites(template: str, name: str) -> re.Pattern[bytes]:
-    word = rb"(" + re.escape(name.encode()) + rb")(?![\w$])"
-    return re.compile(template.encode().replace(b"{name}", word))
+def _word_search(name: str) -> SpanSearch:
+    word = _literal(name)
+    return _compiled(rb"(?:\A|[^" + _WORD + rb"])(" + word + rb")(?:[^" + _WORD + rb"]|\z)")
+
+
+@functools.lru_cache(maxsize=32)
+def _site_search(template: str, name: str) -> SpanSearch:
+    return _compiled(template.encode().replace(b"{name}", b"(" + _literal(name) + b")"))
+
+
+def _literal(name: str) -> bytes:
+    """``name`` as an RE2 pattern of its UTF-8 bytes, each one escaped."""
+    return b"".join(b"\\x%02x" % byte for byte in name.encode())
+
+
+def _compiled(pattern: bytes) -> SpanSearch:
+    """RE2 on bytes as they are (Latin-1: one byte, one character, whatever the
+    encoding): a site's pattern, the byte before and after a name."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    options.encoding = re2.Options.Encoding.LATIN1
+    return span_search(pattern, options)
 
 
 def _after_member_access(text: bytes, start: int) -> bool:

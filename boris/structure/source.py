@@ -32,15 +32,17 @@ class Part:
 class Source:
     language: Language
     parts: list[Part]
-    #: The file's lines; for a notebook, its cells.
-    size: int
+    #: For a notebook, its cells; for a file, its lines, counted when shown (None): a
+    #: search by name shows no header.
+    size: int | None = None
     notebook: bool = False
 
     def header(self, label: str) -> str:
         """The line that introduces a file in every output that shows it whole."""
         if self.notebook:
-            return f"{label} (Python notebook, {self.size} {_plural(self.size, 'cell')})"
-        return f"{label} ({self.language.name}, {self.size} {_plural(self.size, 'line')})"
+            return f"{label} (Python notebook, {self.size} {_plural(self.size or 0, 'cell')})"
+        size = line_count(self.parts[0].text) if self.size is None else self.size
+        return f"{label} ({self.language.name}, {size} {_plural(size, 'line')})"
 
 
 def _plural(count: int, word: str) -> str:
@@ -84,7 +86,7 @@ def source_of(name: str, data: bytes, language: Language) -> Source | None:
             return None
         total, sources = cells
         return Source(PYTHON, [Part(n, text) for n, text in sources], total, notebook=True)
-    return Source(language, [Part(None, data)], line_count(data))
+    return Source(language, [Part(None, data)])
 
 
 def line_count(data: bytes) -> int:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import os
 import stat
+import time
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass
 
@@ -64,9 +65,13 @@ class Request:
 
 
 #: Files looked at in this process before the rest goes to the workers: a search by
-#: name mostly reads files and passes them by, a map parses each one it shows.
+#: name mostly reads files and passes them by, a map parses each one it shows. A
+#: search by name that turns out slow (a name defined in many files: each is parsed)
+#: goes to the workers sooner, after IN_PROCESS_SECONDS; a map does not, as the
+#: workers would parse ahead of what its page shows.
 IN_PROCESS = {DEFINITIONS: 1000, REFERENCES: 1000, PLACES: 1000}
 IN_PROCESS_PARSING = 100
+IN_PROCESS_SECONDS = 0.1
 
 
 def run(access: FileAccess, request: Request, stop: Stop | None = None) -> str:
@@ -215,12 +220,17 @@ def run_files(
     task: StructureTask, files: Iterator[tuple[str, str]], stop: Stop | None
 ) -> Generator[tuple[str, str, list[str]], None, None]:
     """``(label, path, lines)`` for the files that give lines, in the order of
-    ``files``: the first ones looked at here, the rest by the workers."""
+    ``files``: the first ones looked at here, the rest by the workers (the same lines,
+    whoever looks)."""
+    by_name = task.mode in IN_PROCESS
+    deadline = time.monotonic() + IN_PROCESS_SECONDS
     for label, path in itertools.islice(files, IN_PROCESS.get(task.mode, IN_PROCESS_PARSING)):
         check(stop)
         lines = task.run_file(label, path)
         if lines:
             yield label, path, lines
+        if by_name and time.monotonic() > deadline:
+            break
     from boris.search import pool as searchpool
 
     pool = searchpool.shared_pool()

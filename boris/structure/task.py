@@ -30,6 +30,7 @@ from boris.search.file_text import OPEN_FLAGS, is_binary, read_text
 from boris.stop import Stop, check
 from boris.structure.definitions import Definition, definitions
 from boris.structure.grammars import parse
+from boris.structure.languages import Language, is_notebook
 from boris.structure.references import definition_sites, occurrences, references
 from boris.structure.source import Part, Source, language_of, source_of
 from boris.text import printable
@@ -108,7 +109,7 @@ class StructureTask:
         language = language_of(name, path)
         if language is None:
             return []
-        data = self._read(path)
+        data = self._read(path, name, language)
         if data is None:
             return []
         source = source_of(name, data, language)
@@ -116,10 +117,11 @@ class StructureTask:
             return []
         return self.lines(label, source)
 
-    def _read(self, path: str) -> bytes | None:
+    def _read(self, path: str, name: str, language: Language) -> bytes | None:
         """The file's text if it is to be parsed, as grep reads it. As in grep, a file
-        is told binary, or not a regular file, only once it holds the name: most files
-        do not, and are spared the look."""
+        is told binary, or not a regular file, only once it holds the name (where a
+        definition may name it, for a search for definitions): most files do not, and
+        are spared the look."""
         try:
             fd = os.open(path, OPEN_FLAGS)
         except OSError:
@@ -132,6 +134,8 @@ class StructureTask:
                 matcher = compiled(self.prefilter, False, False)
                 if not matcher.matches(matcher.prepare(data)):
                     return None
+                if not self._may_define(data, name, language):
+                    return None
             if is_binary(data) or not stat.S_ISREG(os.fstat(fd).st_mode):
                 return None
             return data
@@ -140,6 +144,15 @@ class StructureTask:
         finally:
             os.close(fd)
 
+    def _may_define(self, data: bytes, name: str, language: Language) -> bool:
+        """Whether a file that holds the name may define it: for a search for
+        definitions, whether the name stands where a definition names something (in a
+        notebook each cell is looked at once it is read)."""
+        word = self._word()
+        if word is None or self.mode not in (DEFINITIONS, PLACES) or is_notebook(name):
+            return True
+        return bool(sites(data, word, self.query.parts[:-1], language))
+
     def lines(self, label: str, source: Source) -> list[str]:
         """The lines of ``source`` (a file shown as ``label``) for this task's mode."""
         if self.mode == REFERENCES:
@@ -147,7 +160,7 @@ class StructureTask:
         if self.mode == PLACES:
             return [
                 place(part, d)
-                for part, found, _, _ in parsed(source, self._word())
+                for part, found, _, _ in parsed(source, self._word(), self.query.parts[:-1])
                 for d in found
                 if self.query.wants(d)
             ]
@@ -156,7 +169,7 @@ class StructureTask:
         if self.mode == DEFINITIONS:
             return [
                 definition_line(label, part, d, lines)
-                for part, found, lines, _ in parsed(source, self._word())
+                for part, found, lines, _ in parsed(source, self._word(), self.query.parts[:-1])
                 for d in found
                 if self.query.wants(d)
             ]
@@ -168,20 +181,35 @@ class StructureTask:
 
 
 def parsed(
-    source: Source, word: str | None = None
+    source: Source, word: str | None = None, qualifiers: tuple[str, ...] = ()
 ) -> Iterator[tuple[Part, list[Definition], list[bytes], int | None]]:
     """Each part of ``source`` with its definitions (with ``word``, only those that may
-    be named so, and those holding them), its lines and the line of its first syntax
-    error (None when it parses cleanly)."""
+    be named so, and those holding them; with ``qualifiers`` too, only in a part that
+    holds each of them), its lines and the line of its first syntax error (None when
+    it parses cleanly; with ``word``, in as much of the part as was parsed)."""
     for part in source.parts:
         around = None
         if word is not None:
-            around = definition_sites(word, part.text, source.language)
+            around = sites(part.text, word, qualifiers, source.language)
             if not around:
                 continue  # not parsed: the name is not where a definition names
-        tree = parse(source.language, part.text)
+        # Where a name is looked for, only as much is parsed as holds where it may be.
+        tree = parse(source.language, part.text, around[-1][1] if around else None)
         found = definitions(tree, source.language, around)
         yield part, found, part.text.split(b"\n"), _error(tree)
+
+
+def sites(
+    text: bytes, word: str, qualifiers: tuple[str, ...], language: Language
+) -> list[tuple[int, int]]:
+    """Where a definition of ``word`` may be named in ``text`` (see
+    :func:`~boris.structure.references.definition_sites`); none if ``text`` lacks one of
+    the ``qualifiers`` (``Outer`` of ``Outer.inner``). Every part of a qualified name is
+    text of the file: the name of a definition that holds it, of a scope, of a Go
+    receiver's type, or a piece of a name written qualified (``A::f``)."""
+    if not all(qualifier.encode() in text for qualifier in qualifiers):
+        return []
+    return definition_sites(word, text, language)
 
 
 def outline(label: str, source: Source, kind: str | None, *, top_only: bool = False) -> list[str]:
@@ -197,12 +225,19 @@ def outline(label: str, source: Source, kind: str | None, *, top_only: bool = Fa
         if error is not None:
             where = f"cell {part.cell}, line {error}" if part.cell is not None else f"line {error}"
             notes.append(where)
+        cell = f"cell {part.cell}:" if part.cell is not None else ""
         for d in found:
             if kind is not None:
                 if d.kind == kind:
-                    lines.append(indent + _outline_entry(part, d, d.qualified, text))
-            elif not top_only or d.depth == 0:
-                lines.append(indent + "  " * d.depth + _outline_entry(part, d, d.name, text))
+                    lines.append(
+                        f"{indent}{d.kind} {d.qualified}  {cell}{d.start}-{d.end}  "
+                        f"{signature(text, d.line)}"
+                    )
+            elif not top_only or not d.depth:
+                lines.append(
+                    f"{indent}{'  ' * d.depth}{d.kind} {d.name}  {cell}{d.start}-{d.end}  "
+                    f"{signature(text, d.line)}"
+                )
     if top_only and kind is not None and not lines:
         return []  # a map with a kind shows only the files that hold one
     if notes:
@@ -216,10 +251,6 @@ def outline(label: str, source: Source, kind: str | None, *, top_only: bool = Fa
                 "missing or cut short.]",
             )
     return [head, *lines]
-
-
-def _outline_entry(part: Part, d: Definition, name: str, lines: list[bytes]) -> str:
-    return f"{d.kind} {name}  {_range(part, d)}  {signature(lines, d.line)}"
 
 
 def definition_line(label: str, part: Part, d: Definition, lines: list[bytes]) -> str:

@@ -31,6 +31,8 @@ from typing import Any
 
 import pytest
 
+from boris.structure.symbols import IN_PROCESS
+from boris.structure.task import DEFINITIONS
 from tests.support import (
     DEFAULT_TOOLS,
     REPO,
@@ -42,6 +44,7 @@ from tests.support import (
     stdio_client,
 )
 from tests.support.builds import NATIVE, Built
+from tests.support.pids import children
 
 pytestmark = pytest.mark.anyio
 
@@ -309,11 +312,13 @@ def test_missing_natives_get_one_line_and_nothing_is_unpacked(pyz: Path, tmp_pat
 @pytest.mark.slow  # builds the pyz (once per session)
 async def test_http(pyz: Path, run_dir: tuple[Path, dict[str, str]]) -> None:
     """Over HTTP once, under the oldest Python carried (3.10 gets older releases of
-    starlette and pydantic-settings than the others)."""
+    starlette and pydantic-settings than the others); a symbols search large enough for
+    the search workers, which parse with tree-sitter from inside the zipapp."""
     oldest = SUPPORTED[0] if SUPPORTED else None
     if oldest is None:
         pytest.skip("no CPython 3.10+ found")
     workdir, env = run_dir
+    expected = write_targets(workdir / "tree")
     with http_server(command=oldest.command(pyz), cwd=workdir, env=env) as server:
         async with http_client(server.url) as client:
             result = client.initialize_result
@@ -322,7 +327,37 @@ async def test_http(pyz: Path, run_dir: tuple[Path, dict[str, str]]) -> None:
             assert [t.name for t in await client.list_tools()] == DEFAULT_TOOLS
             bash = await client.call_tool("bash", {"command": "echo over http"})
             assert ok_text(bash) == "exit_code: 0\n\nstdout:\nover http\n"
-        assert "FastMCP" not in server.stderr()  # no banner
+            symbols = await client.call_tool("symbols", {"path": "tree", "name": "Target.target"})
+            assert ok_text(symbols) == expected
+            workers = sorted(children(server.proc.pid))
+            # Where there are workers, each parsed files with the bindings and the Python
+            # grammar of the unpacked archive (a worker that failed would have been
+            # dropped, and its files parsed by the server).
+            assert bool(workers) == (len(os.sched_getaffinity(0)) > 1)
+            root = os.path.realpath(env["SHIV_ROOT"])
+            for worker in workers:
+                mapped = Path(f"/proc/{worker}/maps").read_text().split()
+                for package in ("tree_sitter", "tree_sitter_python"):
+                    found = {path for path in mapped if f"/{package}/_binding" in path}
+                    assert found, package
+                    assert all(path.startswith(f"{root}/") for path in found), found
+        stderr = server.stderr()
+        assert "FastMCP" not in stderr  # no banner
+        assert "Traceback" not in stderr  # nor a worker's failure
+
+
+def write_targets(root: Path) -> str:
+    """More Python files below ``root`` than a structure search reads in the server, a
+    few of them defining ``Target.target``; the search's expected output."""
+    expected = []
+    for n in range(IN_PROCESS[DEFINITIONS] + 200):
+        body = f"def helper_{n}():\n    return {n}\n"
+        if n % 50 == 0:
+            body += "\n\nclass Target:\n    def target(self):\n        return 1\n"
+            expected.append(f"m{n:05d}.py:6-7  method Target.target  def target(self):")
+        (root / f"m{n:05d}.py").parent.mkdir(exist_ok=True)
+        (root / f"m{n:05d}.py").write_text(body)
+    return "\n".join(expected)
 
 
 @pytest.mark.slow  # builds the pyz (once per session)

@@ -77,6 +77,40 @@ def test_definitions_by_name_over_a_large_tree(
     assert qualified.splitlines() == [line for line in expected_targets() if "Target1" in line]
 
 
+def test_slow_work_goes_to_the_workers_with_the_same_output(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Work in this process that takes longer than IN_PROCESS_SECONDS hands the rest of
+    the files to the workers at once: the output does not change."""
+    monkeypatch.setattr(engine, "IN_PROCESS_SECONDS", 0.0)
+    found = run(tree, engine.Request(name="target"), True, monkeypatch)
+    assert found.splitlines() == expected_targets()
+    page = run(tree, engine.Request(name="target", offset=5, head_limit=3), True, monkeypatch)
+    assert page.splitlines()[:3] == expected_targets()[5:8]
+
+
+def test_a_map_page_parsed_here_is_not_handed_to_the_workers(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A map's page of no more files than this process parses stays here however long
+    they take: handed to the workers, the rest of the tree would be parsed ahead of the
+    page, most of it for nothing."""
+    expected = run(tree, engine.Request(path=".", head_limit=50), False, monkeypatch)
+    monkeypatch.setattr(engine, "IN_PROCESS_SECONDS", 0.0)
+    handed: list[tuple[str, str]] = []
+    here = searchpool.search_here
+
+    def to_workers(task: Any, files: Iterator[tuple[str, str]], *rest: Any) -> Any:
+        handed.extend(files)
+        return here(task, iter(handed), *rest)
+
+    monkeypatch.setattr(searchpool, "shared_pool", lambda: None)
+    monkeypatch.setattr(searchpool, "search_here", to_workers)
+    assert engine.run(access(tree), engine.Request(path=".", head_limit=50)) == expected
+    assert expected.count(" (Python, ") == 50
+    assert handed == []
+
+
 @pytest.mark.parametrize("parallel", [False, True])
 def test_pages_of_references_fit_together(
     tree: Path, parallel: bool, monkeypatch: pytest.MonkeyPatch

@@ -161,6 +161,33 @@ async def test_definitions_by_name(client: Client[Any], workdir: Path) -> None:
     assert await symbols(client, path="names", name="nothing_here") == "No definitions found"
 
 
+async def test_a_search_by_name_finds_what_the_outline_shows(
+    client: Client[Any], workdir: Path
+) -> None:
+    """Names bound on a class's own line, and names that end in a letter outside ASCII,
+    are found by name as the outline shows them."""
+    source = "class Int(int): __slots__ = ()\nclass Point: x = 0; y = 0\ndef café():\n    pass\n"
+    write_tree(workdir / "sites", {"shapes.py": source})
+    assert await symbols(client, path="sites/shapes.py") == (
+        "sites/shapes.py (Python, 4 lines)\n"
+        "class Int  1-1  class Int(int): __slots__ = ()\n"
+        "  variable __slots__  1-1  class Int(int): __slots__ = ()\n"
+        "class Point  2-2  class Point: x = 0; y = 0\n"
+        "  variable x  2-2  class Point: x = 0; y = 0\n"
+        "  variable y  2-2  class Point: x = 0; y = 0\n"
+        "function café  3-4  def café():"
+    )
+    assert await symbols(client, path="sites", name="__slots__") == (
+        "shapes.py:1-1  variable Int.__slots__  class Int(int): __slots__ = ()"
+    )
+    assert await symbols(client, path="sites", name="Point.x") == (
+        "shapes.py:2-2  variable Point.x  class Point: x = 0; y = 0"
+    )
+    assert await symbols(client, path="sites", name="café") == (
+        "shapes.py:3-4  function café  def café():"
+    )
+
+
 async def test_references_are_code_only(client: Client[Any], workdir: Path) -> None:
     write_tree(workdir / "refs", {"server.py": SERVER, "notes.txt": "start start\n"})
     assert await symbols(client, path="refs", name="start", references=True) == (
