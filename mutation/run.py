@@ -91,6 +91,25 @@ TARGETS = {
         ),
     ),
     "settings": Target(("boris/settings.py",), ("tests/test_settings.py",)),
+    "ignores": Target(
+        ("boris/search/ignores.py",),
+        (
+            "tests/search/test_ignores.py",
+            "tests/search/test_walk.py",
+            "tests/search/test_rg_agreement.py",
+            "tests/tools/test_grep_files.py",
+        ),
+    ),
+    "tasks": Target(
+        ("boris/shell/tasks.py",),
+        (
+            "tests/shell/test_task_table.py",
+            "tests/tools/test_background.py",
+            "tests/tools/test_task_output.py",
+            "tests/tools/test_task_stop.py",
+            "tests/test_session.py",
+        ),
+    ),
 }
 
 # mutmut's exit codes (mutmut.stats.status_by_exit_code): 1 and 3 are kills, 0 a survivor.
