@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,15 +16,18 @@ from fastmcp import Client
 from tests.support import error_text, ok_text
 from tests.support.inprocess import app_client
 from tests.support.pids import pid_alive, pids_in, wait_gone
-from tests.support.tasks import STARTED, not_found, task_id_of
+from tests.support.tasks import (
+    LIMIT_REACHED,
+    PROMPTLY,
+    STARTED,
+    not_found,
+    start_when_room,
+    task_id_of,
+)
 
 pytestmark = pytest.mark.anyio
 
 TRUNCATED = "\n\n[Truncated: output was {n} characters, showing first 30000]"
-LIMIT_REACHED = (
-    "[BASH_TASK_LIMIT] 10 background tasks are already running in this session (the limit "
-    "is 10); wait for one to finish, or read a finished one with task_output"
-)
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +51,7 @@ async def task_output(client: Client[Any], task_id: str) -> Any:
     return await client.call_tool("task_output", {"task_id": task_id}, raise_on_error=False)
 
 
-async def until_completed(client: Client[Any], task_id: str, within: float = 30) -> str:
+async def until_completed(client: Client[Any], task_id: str, within: float = PROMPTLY) -> str:
     """Poll task_output until the task has finished; that read is its last."""
     deadline = time.monotonic() + within
     while True:
@@ -58,7 +63,7 @@ async def until_completed(client: Client[Any], task_id: str, within: float = 30)
 
 
 async def until_running_shows(
-    client: Client[Any], task_id: str, expected: str, within: float = 30
+    client: Client[Any], task_id: str, expected: str, within: float = PROMPTLY
 ) -> None:
     deadline = time.monotonic() + within
     while (text := ok_text(await task_output(client, task_id))) != expected:
@@ -109,6 +114,33 @@ async def test_starts_in_the_session_cwd_and_never_moves_it(
     assert await bash(client, "pwd") == f"exit_code: 0\n\nstdout:\n{tmp_path / 'sub'}\n"
 
 
+async def test_background_commands_are_not_interactive(client: Client[Any], tmp_path: Path) -> None:
+    """A background command gets the environment a foreground one gets: a pager or a
+    credential prompt would hold it up until it is stopped."""
+    await enter(client, tmp_path)
+    task_id = await start(client, 'echo "$PAGER $GIT_PAGER $GIT_TERMINAL_PROMPT"')
+    assert await until_completed(client, task_id) == (
+        "status: completed\nexit_code: 0\n\nstdout:\ncat cat 0\n"
+    )
+
+
+async def test_what_a_read_task_left_running_ends_with_the_session(tmp_path: Path) -> None:
+    """A finished task may have left a process running (`server &`). Once the task has
+    been read it is forgotten, but that process is still the session's: it ends when the
+    session closes."""
+    async with app_client(workdir=tmp_path) as client:
+        task_id = await start(client, "sleep 300 & echo $!")
+        text = await until_completed(client, task_id)
+        (leftover,) = pids_in(text)
+        assert text == f"status: completed\nexit_code: 0\n\nstdout:\n{leftover}\n"
+        assert error_text(await task_output(client, task_id)) == not_found(task_id)
+        assert pid_alive(leftover)
+    left = await wait_gone([leftover])
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
+
+
 async def test_unknown_task_id(client: Client[Any]) -> None:
     for task_id in ("0123456789abcdef", "nope", "group-1"):
         assert error_text(await task_output(client, task_id)) == not_found(task_id)
@@ -144,7 +176,7 @@ async def test_limit_of_ten_running_tasks(tmp_path: Path) -> None:
         sleepers = [await start(client, "echo $$; sleep 300") for _ in range(9)]
         quick = await start(client, "true")
         # The quick one finishes; finished tasks not yet read do not count.
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + PROMPTLY
         while True:
             result = await client.call_tool(
                 "bash",
@@ -211,20 +243,6 @@ def expired(task_id: str) -> str:
         "the 100 newest finished tasks that have not been read; read a task's output soon "
         "after it finishes"
     )
-
-
-async def start_when_room(client: Client[Any], command: str, within: float = 60) -> str:
-    """Start a background command, waiting while ten are running."""
-    deadline = time.monotonic() + within
-    while True:
-        result = await client.call_tool(
-            "bash", {"command": command, "run_in_background": True}, raise_on_error=False
-        )
-        if not result.is_error:
-            return task_id_of(result)
-        assert error_text(result) == LIMIT_REACHED
-        assert time.monotonic() < deadline, "no room for a background task"
-        await anyio.sleep(0.02)
 
 
 async def fence(client: Client[Any], gate: Path) -> list[str]:
