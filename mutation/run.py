@@ -126,12 +126,14 @@ def mutmut_config(target: Target, workdir: Path) -> str:
         f"pytest_add_cli_args_test_selection = {json.dumps(tests)}\n"
         # In this process, in file order: mutmut forks one child per mutant.
         'pytest_add_cli_args = ["-n", "0", "-p", "no:randomly"]\n'
-        # A mutant is stopped after (its tests' time + constant) x multiplier x 2 seconds
-        # of CPU. mutmut's defaults (1 and 15) let a mutant that loops forever burn
-        # minutes of a shared machine; a mutant that only slows its tests down a little
-        # still finishes within these.
+        # A mutant is stopped after (its tests' time + constant) x multiplier seconds of
+        # wall time (twice that of CPU). mutmut's defaults (1 and 15) let a mutant that
+        # loops forever burn minutes of a shared machine; a mutant that only slows its
+        # tests down a little still finishes within these. The constant leaves room for a
+        # test's own bound on a wait (10 s for what takes milliseconds, PROMPTLY in
+        # tests/support/tasks.py) to fail the test first: a timeout then means a hang.
         "timeout_multiplier = 2.0\n"
-        "timeout_constant = 3.0\n"
+        "timeout_constant = 6.0\n"
     )
 
 

@@ -88,7 +88,7 @@ async def test_what_a_read_task_left_is_kept_until_it_is_gone(tmp_path: Path) ->
         "/bin/sh", "sleep 300 & echo $!", cwd=str(tmp_path), env=dict(os.environ), timeout=0
     )
     try:
-        report = await asyncio.wait_for(table.wait(task_id, 30), 30)
+        report = await asyncio.wait_for(table.wait(task_id, PROMPTLY), PROMPTLY)
         (leftover,) = pids_in(report)
         assert report == f"status: completed\nexit_code: 0\n\nstdout:\n{leftover}\n"
         assert len(table) == 1  # the left-over process, no longer the task
@@ -122,7 +122,8 @@ async def test_a_wait_that_has_ended_sends_no_more_progress(tmp_path: Path) -> N
         sent.append(line)
 
     try:
-        assert await table.wait(task_id, 0.05, on_line) == "status: running\n"
+        report = await asyncio.wait_for(table.wait(task_id, 0.05, on_line), PROMPTLY)
+        assert report == "status: running\n"
         go.touch()
         report = await asyncio.wait_for(table.wait(task_id, PROMPTLY), PROMPTLY)
         assert report == "status: completed\nexit_code: 0\n\nstdout:\nlate\n"

@@ -78,7 +78,8 @@ async def test_block_times_out_with_the_running_report(client: Client[Any], tmp_
     task_id = await start(client, tmp_path, "echo started; touch started; sleep 300")
     await until_exists(tmp_path / "started")
     start_time = time.monotonic()
-    text = ok_text(await call(client, "task_output", task_id=task_id, block=True, timeout=300))
+    with anyio.fail_after(PROMPTLY):
+        text = ok_text(await call(client, "task_output", task_id=task_id, block=True, timeout=300))
     assert time.monotonic() - start_time >= 0.3
     assert text == "status: running\n\nstdout:\nstarted\n"
     await stop(client, task_id)
