@@ -14,6 +14,7 @@ import pytest
 from fastmcp import Client
 
 from boris.shell.process import DRAIN_GRACE
+from boris.shell.processes import KILL_GRACE
 from tests.support import error_text, ok_text
 from tests.support.inprocess import app_client
 from tests.support.pids import pid_alive, pids_in, wait_gone
@@ -50,7 +51,9 @@ async def test_stop_a_running_task(client: Client[Any], tmp_path: Path) -> None:
         "echo started; echo warn >&2; sleep 300 & echo $! > pids; echo $$ >> pids; wait",
     )
     pids = await pids_written(tmp_path / "pids", 2)
-    text = ok_text(await call(client, "task_stop", task_id=task_id))
+    # Nothing outlives SIGTERM: the answer does not wait for the SIGKILL 5 s later.
+    with anyio.fail_after(KILL_GRACE):
+        text = ok_text(await call(client, "task_stop", task_id=task_id))
     assert text == (
         "status: completed (stopped)\nexit_code: 143\n\nstderr:\nwarn\n\nstdout:\nstarted\n"
     )
