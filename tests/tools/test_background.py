@@ -127,15 +127,23 @@ async def test_background_commands_are_not_interactive(client: Client[Any], tmp_
 async def test_what_a_read_task_left_running_ends_with_the_session(tmp_path: Path) -> None:
     """A finished task may have left a process running (`server &`). Once the task has
     been read it is forgotten, but that process is still the session's: it ends when the
-    session closes."""
+    session closes (each such process, however many tasks left one)."""
+    leftovers = []
     async with app_client(workdir=tmp_path) as client:
-        task_id = await start(client, "sleep 300 & echo $!")
-        text = await until_completed(client, task_id)
-        (leftover,) = pids_in(text)
-        assert text == f"status: completed\nexit_code: 0\n\nstdout:\n{leftover}\n"
-        assert error_text(await task_output(client, task_id)) == not_found(task_id)
-        assert pid_alive(leftover)
-    left = await wait_gone([leftover])
+        for _ in range(2):
+            task_id = await start(client, "sleep 300 & echo $!")
+            text = await until_completed(client, task_id)
+            (leftover,) = pids_in(text)
+            leftovers.append(leftover)
+            assert text == f"status: completed\nexit_code: 0\n\nstdout:\n{leftover}\n"
+            assert error_text(await task_output(client, task_id)) == not_found(task_id)
+        assert [pid for pid in leftovers if not pid_alive(pid)] == []
+    await end_all(leftovers)
+
+
+async def end_all(pids: list[int]) -> None:
+    """Check that ``pids`` end (within 15 s); those that do not are killed, not left."""
+    left = await wait_gone(pids)
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     assert left == []
@@ -261,7 +269,8 @@ async def test_unread_finished_tasks_are_bounded(tmp_path: Path) -> None:
     Newest means most recently finished. An expired task's id says it expired.
     """
     async with app_client(workdir=tmp_path) as client:
-        oldest = await start(client, "echo oldest")
+        # It leaves a process running: expired, the task is still the session's to end.
+        oldest = await start(client, "sleep 300 >/dev/null & echo $! > oldest.pid; echo oldest")
         first_fence = await fence(client, tmp_path / "gate1")  # `oldest` has finished
         (tmp_path / "gate1").touch()
         quick = [await start_when_room(client, f"echo {n}") for n in range(90)]
@@ -285,3 +294,6 @@ async def test_unread_finished_tasks_are_bounded(tmp_path: Path) -> None:
             )
         # Read tasks are gone as before, not expired.
         assert error_text(await task_output(client, quick[0])) == not_found(quick[0])
+        (leftover,) = pids_in((tmp_path / "oldest.pid").read_text())
+        assert pid_alive(leftover)
+    await end_all([leftover])
