@@ -219,7 +219,6 @@ async def test_safety_net_timeout(tmp_path: Path) -> None:
     async with app_client("--background-task-timeout", "1", workdir=tmp_path) as client:
         plain = await start(client, "echo hi; sleep 300 & echo $!; wait")
         graceful = await start(client, "trap 'echo bye; exit 5' TERM; sleep 300 & wait")
-        stubborn = await start(client, "trap '' TERM; echo $$; sleep 300")
         quick = await start(client, "echo quick")
 
         assert await until_completed(client, quick) == (
@@ -235,7 +234,12 @@ async def test_safety_net_timeout(tmp_path: Path) -> None:
         assert await until_completed(client, graceful) == (
             "status: completed (killed by background task timeout)\nexit_code: 5\n\nstdout:\nbye\n"
         )
-        # Ignores SIGTERM: SIGKILL follows KILL_GRACE (5 s) later.
+
+
+async def test_safety_net_timeout_kills_what_ignores_sigterm(tmp_path: Path) -> None:
+    """SIGKILL follows the timeout's SIGTERM KILL_GRACE (5 s) later."""
+    async with app_client("--background-task-timeout", "1", workdir=tmp_path) as client:
+        stubborn = await start(client, "trap '' TERM; echo $$; sleep 300")
         text = await until_completed(client, stubborn, within=60)
         (shell,) = pids_in(text)
         assert text == (
