@@ -91,6 +91,25 @@ TARGETS = {
         ),
     ),
     "settings": Target(("boris/settings.py",), ("tests/test_settings.py",)),
+    "ignores": Target(
+        ("boris/search/ignores.py",),
+        (
+            "tests/search/test_ignores.py",
+            "tests/search/test_walk.py",
+            "tests/search/test_rg_agreement.py",
+            "tests/tools/test_grep_files.py",
+        ),
+    ),
+    "tasks": Target(
+        ("boris/shell/tasks.py",),
+        (
+            "tests/shell/test_task_table.py",
+            "tests/tools/test_background.py",
+            "tests/tools/test_task_output.py",
+            "tests/tools/test_task_stop.py",
+            "tests/test_session.py",
+        ),
+    ),
 }
 
 # mutmut's exit codes (mutmut.stats.status_by_exit_code): 1 and 3 are kills, 0 a survivor.
@@ -107,12 +126,16 @@ def mutmut_config(target: Target, workdir: Path) -> str:
         f"pytest_add_cli_args_test_selection = {json.dumps(tests)}\n"
         # In this process, in file order: mutmut forks one child per mutant.
         'pytest_add_cli_args = ["-n", "0", "-p", "no:randomly"]\n'
-        # A mutant is stopped after (its tests' time + constant) x multiplier x 2 seconds
-        # of CPU. mutmut's defaults (1 and 15) let a mutant that loops forever burn
-        # minutes of a shared machine; a mutant that only slows its tests down a little
-        # still finishes within these.
-        "timeout_multiplier = 2.0\n"
-        "timeout_constant = 3.0\n"
+        # A mutant is stopped after (its tests' time + constant) x multiplier seconds of
+        # wall time (twice that of CPU). mutmut's defaults (1 and 15) let a mutant that
+        # loops forever burn minutes of a shared machine; a mutant that only slows its
+        # tests down a little still finishes within these. The constant leaves room for a
+        # test's own bound on a wait (10 s for what takes milliseconds, PROMPTLY in
+        # tests/support/tasks.py) to fail the test first: a timeout then means a hang.
+        # The multiplier allows for a machine shared with other work, where a mutant's
+        # tests run up to about twice as slow as when mutmut timed them.
+        "timeout_multiplier = 3.0\n"
+        "timeout_constant = 6.0\n"
     )
 
 

@@ -836,3 +836,88 @@ async def test_ignore_files_agree_with_ripgrep(
     result = await client.call_tool("grep", boris_arguments(top, q), raise_on_error=False)
     got = text_of(result).split("\n") if text_of(result) else []
     assert got == expected_grep(tree, top, q), search_root
+
+
+# --- corners, by hand --------------------------------------------------------------------
+
+#: More rules than RE2 holds in one set within its memory budget (a thousand names of
+#: a hundred characters), so that they are matched as several sets: the first rule,
+#: one in the middle that re-includes and the last must all still count, in order.
+MANY_LONG_RULES = ["*.log", *(f"{n:03d}{'x' * 100}" for n in range(1, 999)), "last.txt"]
+MANY_LONG_RULES[600] = "!keep.log"
+
+#: Trees with what the generated ones never hold, each a repository (so that rg reads
+#: its git files as Boris does): (files, the directory searched, the files listed, newest
+#: first). The files get increasing mtimes in the order given.
+CORNERS: dict[str, tuple[dict[str, str], str, list[str]]] = {
+    # A name may hold a newline, a directory's too: "*.log" reaches below it.
+    "newline": (
+        {".gitignore": "*.log\n", "d\ne/k.log": "", "d\ne/k.txt": "", "a.log": "", "b.txt": ""},
+        "",
+        ["b.txt", "d\ne/k.txt", ".gitignore"],
+    ),
+    # The exclude file's rules are relative to the repository's top, wherever the search
+    # starts; the .ignore above applies along with it.
+    "exclude from below": (
+        {
+            ".git/info/exclude": "/sub/x.txt\n",
+            ".ignore": "*.tmp\n",
+            "sub/x.txt": "",
+            "sub/y.txt": "",
+            "sub/z.tmp": "",
+            "x.txt": "",
+        },
+        "sub",
+        ["y.txt"],
+    ),
+    "many long rules": (
+        {
+            ".gitignore": "\n".join(MANY_LONG_RULES) + "\n",
+            "a.log": "",
+            "keep.log": "",
+            "last.txt": "",
+            "other.txt": "",
+        },
+        "",
+        ["other.txt", "keep.log", ".gitignore"],
+    ),
+    # A rule too long for RE2 on its own is dropped (no file name can be that long);
+    # the rules around it still apply.
+    "a rule too long": (
+        {".gitignore": "*.txt\n" + "x" * 120_000 + "\n!b.txt\n", "a.txt": "", "b.txt": ""},
+        "",
+        ["b.txt", ".gitignore"],
+    ),
+}
+
+
+def rg_listing(cwd: Path) -> list[str]:
+    """``rg --files`` from ``cwd``, names as they are (a newline in a name too),
+    newest first."""
+    found = subprocess.run(
+        [*RG_BASE, "--files", "--null", "--sort", "path"],
+        cwd=cwd,
+        capture_output=True,
+        check=True,
+        timeout=60,
+    )
+    names = [os.fsdecode(name) for name in found.stdout.split(b"\0") if name]
+    return newest_first(names, cwd)
+
+
+@pytest.mark.skipif(not rg_version_ok(), reason="needs rg 14.1.0 (the ripgrep test extra)")
+@pytest.mark.parametrize("corner", CORNERS)
+async def test_ignore_corners_agree_with_ripgrep(
+    client: Client[Any], case: Path, corner: str
+) -> None:
+    files, searched, expected = CORNERS[corner]
+    for rel, text in files.items():
+        (case / rel).parent.mkdir(parents=True, exist_ok=True)
+        (case / rel).write_text(text)
+    for rank, rel in enumerate(files):
+        os.utime(case / rel, (EPOCH + 60 * rank, EPOCH + 60 * rank))
+    (case / ".git").mkdir(exist_ok=True)
+    arguments = {"pattern": "**", "path": str(case / searched), "type": "file"}
+    listed = text_of(await client.call_tool("glob", arguments, raise_on_error=False))
+    assert listed == "\n".join(rg_listing(case / searched))
+    assert listed == "\n".join(expected)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,15 +16,18 @@ from fastmcp import Client
 from tests.support import error_text, ok_text
 from tests.support.inprocess import app_client
 from tests.support.pids import pid_alive, pids_in, wait_gone
-from tests.support.tasks import STARTED, not_found, task_id_of
+from tests.support.tasks import (
+    LIMIT_REACHED,
+    PROMPTLY,
+    STARTED,
+    not_found,
+    start_when_room,
+    task_id_of,
+)
 
 pytestmark = pytest.mark.anyio
 
 TRUNCATED = "\n\n[Truncated: output was {n} characters, showing first 30000]"
-LIMIT_REACHED = (
-    "[BASH_TASK_LIMIT] 10 background tasks are already running in this session (the limit "
-    "is 10); wait for one to finish, or read a finished one with task_output"
-)
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +51,7 @@ async def task_output(client: Client[Any], task_id: str) -> Any:
     return await client.call_tool("task_output", {"task_id": task_id}, raise_on_error=False)
 
 
-async def until_completed(client: Client[Any], task_id: str, within: float = 30) -> str:
+async def until_completed(client: Client[Any], task_id: str, within: float = PROMPTLY) -> str:
     """Poll task_output until the task has finished; that read is its last."""
     deadline = time.monotonic() + within
     while True:
@@ -58,7 +63,7 @@ async def until_completed(client: Client[Any], task_id: str, within: float = 30)
 
 
 async def until_running_shows(
-    client: Client[Any], task_id: str, expected: str, within: float = 30
+    client: Client[Any], task_id: str, expected: str, within: float = PROMPTLY
 ) -> None:
     deadline = time.monotonic() + within
     while (text := ok_text(await task_output(client, task_id))) != expected:
@@ -109,6 +114,41 @@ async def test_starts_in_the_session_cwd_and_never_moves_it(
     assert await bash(client, "pwd") == f"exit_code: 0\n\nstdout:\n{tmp_path / 'sub'}\n"
 
 
+async def test_background_commands_are_not_interactive(client: Client[Any], tmp_path: Path) -> None:
+    """A background command gets the environment a foreground one gets: a pager or a
+    credential prompt would hold it up until it is stopped."""
+    await enter(client, tmp_path)
+    task_id = await start(client, 'echo "$PAGER $GIT_PAGER $GIT_TERMINAL_PROMPT"')
+    assert await until_completed(client, task_id) == (
+        "status: completed\nexit_code: 0\n\nstdout:\ncat cat 0\n"
+    )
+
+
+async def test_what_a_read_task_left_running_ends_with_the_session(tmp_path: Path) -> None:
+    """A finished task may have left a process running (`server &`). Once the task has
+    been read it is forgotten, but that process is still the session's: it ends when the
+    session closes (each such process, however many tasks left one)."""
+    leftovers = []
+    async with app_client(workdir=tmp_path) as client:
+        for _ in range(2):
+            task_id = await start(client, "sleep 300 & echo $!")
+            text = await until_completed(client, task_id)
+            (leftover,) = pids_in(text)
+            leftovers.append(leftover)
+            assert text == f"status: completed\nexit_code: 0\n\nstdout:\n{leftover}\n"
+            assert error_text(await task_output(client, task_id)) == not_found(task_id)
+        assert [pid for pid in leftovers if not pid_alive(pid)] == []
+    await end_all(leftovers)
+
+
+async def end_all(pids: list[int]) -> None:
+    """Check that ``pids`` end (within 15 s); those that do not are killed, not left."""
+    left = await wait_gone(pids)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
+
+
 async def test_unknown_task_id(client: Client[Any]) -> None:
     for task_id in ("0123456789abcdef", "nope", "group-1"):
         assert error_text(await task_output(client, task_id)) == not_found(task_id)
@@ -144,7 +184,7 @@ async def test_limit_of_ten_running_tasks(tmp_path: Path) -> None:
         sleepers = [await start(client, "echo $$; sleep 300") for _ in range(9)]
         quick = await start(client, "true")
         # The quick one finishes; finished tasks not yet read do not count.
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + PROMPTLY
         while True:
             result = await client.call_tool(
                 "bash",
@@ -179,7 +219,6 @@ async def test_safety_net_timeout(tmp_path: Path) -> None:
     async with app_client("--background-task-timeout", "1", workdir=tmp_path) as client:
         plain = await start(client, "echo hi; sleep 300 & echo $!; wait")
         graceful = await start(client, "trap 'echo bye; exit 5' TERM; sleep 300 & wait")
-        stubborn = await start(client, "trap '' TERM; echo $$; sleep 300")
         quick = await start(client, "echo quick")
 
         assert await until_completed(client, quick) == (
@@ -195,7 +234,12 @@ async def test_safety_net_timeout(tmp_path: Path) -> None:
         assert await until_completed(client, graceful) == (
             "status: completed (killed by background task timeout)\nexit_code: 5\n\nstdout:\nbye\n"
         )
-        # Ignores SIGTERM: SIGKILL follows KILL_GRACE (5 s) later.
+
+
+async def test_safety_net_timeout_kills_what_ignores_sigterm(tmp_path: Path) -> None:
+    """SIGKILL follows the timeout's SIGTERM KILL_GRACE (5 s) later."""
+    async with app_client("--background-task-timeout", "1", workdir=tmp_path) as client:
+        stubborn = await start(client, "trap '' TERM; echo $$; sleep 300")
         text = await until_completed(client, stubborn, within=60)
         (shell,) = pids_in(text)
         assert text == (
@@ -211,20 +255,6 @@ def expired(task_id: str) -> str:
         "the 100 newest finished tasks that have not been read; read a task's output soon "
         "after it finishes"
     )
-
-
-async def start_when_room(client: Client[Any], command: str, within: float = 60) -> str:
-    """Start a background command, waiting while ten are running."""
-    deadline = time.monotonic() + within
-    while True:
-        result = await client.call_tool(
-            "bash", {"command": command, "run_in_background": True}, raise_on_error=False
-        )
-        if not result.is_error:
-            return task_id_of(result)
-        assert error_text(result) == LIMIT_REACHED
-        assert time.monotonic() < deadline, "no room for a background task"
-        await anyio.sleep(0.02)
 
 
 async def fence(client: Client[Any], gate: Path) -> list[str]:
@@ -243,7 +273,8 @@ async def test_unread_finished_tasks_are_bounded(tmp_path: Path) -> None:
     Newest means most recently finished. An expired task's id says it expired.
     """
     async with app_client(workdir=tmp_path) as client:
-        oldest = await start(client, "echo oldest")
+        # It leaves a process running: expired, the task is still the session's to end.
+        oldest = await start(client, "sleep 300 >/dev/null & echo $! > oldest.pid; echo oldest")
         first_fence = await fence(client, tmp_path / "gate1")  # `oldest` has finished
         (tmp_path / "gate1").touch()
         quick = [await start_when_room(client, f"echo {n}") for n in range(90)]
@@ -267,3 +298,6 @@ async def test_unread_finished_tasks_are_bounded(tmp_path: Path) -> None:
             )
         # Read tasks are gone as before, not expired.
         assert error_text(await task_output(client, quick[0])) == not_found(quick[0])
+        (leftover,) = pids_in((tmp_path / "oldest.pid").read_text())
+        assert pid_alive(leftover)
+    await end_all([leftover])

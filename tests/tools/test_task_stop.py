@@ -14,10 +14,11 @@ import pytest
 from fastmcp import Client
 
 from boris.shell.process import DRAIN_GRACE
+from boris.shell.processes import KILL_GRACE
 from tests.support import error_text, ok_text
 from tests.support.inprocess import app_client
 from tests.support.pids import pid_alive, pids_in, wait_gone
-from tests.support.tasks import not_found
+from tests.support.tasks import PROMPTLY, not_found
 from tests.support.tasks import start_in as start
 
 pytestmark = pytest.mark.anyio
@@ -34,7 +35,7 @@ async def call(client: Client[Any], tool: str, **arguments: Any) -> Any:
 
 
 async def pids_written(pid_file: Path, count: int) -> list[int]:
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + PROMPTLY
     while len(pids := pids_in(pid_file.read_text() if pid_file.exists() else "")) < count:
         assert time.monotonic() < deadline, "the command never started"
         await anyio.sleep(0.05)
@@ -50,7 +51,9 @@ async def test_stop_a_running_task(client: Client[Any], tmp_path: Path) -> None:
         "echo started; echo warn >&2; sleep 300 & echo $! > pids; echo $$ >> pids; wait",
     )
     pids = await pids_written(tmp_path / "pids", 2)
-    text = ok_text(await call(client, "task_stop", task_id=task_id))
+    # Nothing outlives SIGTERM: the answer does not wait for the SIGKILL 5 s later.
+    with anyio.fail_after(KILL_GRACE):
+        text = ok_text(await call(client, "task_stop", task_id=task_id))
     assert text == (
         "status: completed (stopped)\nexit_code: 143\n\nstderr:\nwarn\n\nstdout:\nstarted\n"
     )
@@ -93,15 +96,19 @@ async def test_stop_after_the_shell_exited_ends_what_it_left(
     client: Client[Any], tmp_path: Path
 ) -> None:
     """A task whose shell has exited but left a process running: the stop ends that
-    process too, and answers once it has, with the task's own status."""
+    process too (with SIGKILL 5 s later, as it ignores SIGTERM), and answers once it
+    has, with the task's own status."""
     task_id = await start(
-        client, tmp_path, "echo $$ > pids; sleep 300 & echo $! >> pids; echo started"
+        client,
+        tmp_path,
+        "echo $$ > pids; trap '' TERM; sleep 300 & echo $! >> pids; echo started",
     )
     shell, leftover = await pids_written(tmp_path / "pids", 2)
     assert await wait_gone([shell]) == []
     # Output is still collected for a moment after the shell exits (DRAIN_GRACE).
     await anyio.sleep(10 * DRAIN_GRACE)
-    text = ok_text(await call(client, "task_stop", task_id=task_id))
+    with anyio.fail_after(30):  # SIGKILL comes after 5 s: this only catches a hang
+        text = ok_text(await call(client, "task_stop", task_id=task_id))
     assert text == "status: completed\nexit_code: 0\n\nstdout:\nstarted\n"
     assert not pid_alive(leftover)
     assert error_text(await call(client, "task_output", task_id=task_id)) == not_found(task_id)
