@@ -91,6 +91,36 @@ TARGETS = {
         ),
     ),
     "settings": Target(("boris/settings.py",), ("tests/test_settings.py",)),
+    "patch": Target(
+        (
+            "boris/files/patch_format.py",
+            "boris/files/patch_hunks.py",
+            "boris/files/line_search.py",
+            "boris/files/patch_files.py",
+        ),
+        (
+            "tests/files/test_line_search.py",
+            "tests/files/test_patch_properties.py",
+            "tests/files/test_patch_faults.py",
+            "tests/files/test_edit_identity.py",
+            "tests/tools/test_apply_patch.py",
+        ),
+    ),
+    "notebook": Target(
+        (
+            "boris/files/notebook_format.py",
+            "boris/files/notebook_view.py",
+            "boris/files/notebook_files.py",
+        ),
+        (
+            "tests/files/test_notebook_format.py",
+            "tests/files/test_notebook_properties.py",
+            "tests/files/test_edit_identity.py",
+            "tests/tools/test_notebook_view.py",
+            "tests/tools/test_notebook_edit.py",
+            "tests/tools/test_view_symbol.py",
+        ),
+    ),
 }
 
 # mutmut's exit codes (mutmut.stats.status_by_exit_code): 1 and 3 are kills, 0 a survivor.

@@ -293,6 +293,21 @@ MALFORMED = [
         "*** End Patch",
         'line 3: "*** End Patch" must be the patch\'s last line',
     ),
+    (
+        "*** Begin Patch\n*** Update File: a.txt\n-a\n*** End of File\n+b\n*** End Patch",
+        "line 5: expected '@@' to start the next hunk, got \"+b\"",
+    ),
+    # A line quoted in a message: as JSON, non-ASCII as it is, cut after 80 characters.
+    (
+        "*** Begin Patch\n*** Add File: n.txt\n+one\n" + "é" * 80 + "\n*** End Patch",
+        "line 4: every line of an added file starts with '+' (an empty line is a lone "
+        "'+'); got \"" + "é" * 80 + '"',
+    ),
+    (
+        "*** Begin Patch\n*** Add File: n.txt\n+one\n" + "é" * 79 + "xy\n*** End Patch",
+        "line 4: every line of an added file starts with '+' (an empty line is a lone "
+        "'+'); got \"" + "é" * 79 + 'x" (cut)',
+    ),
 ]
 
 
