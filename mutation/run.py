@@ -104,6 +104,7 @@ TARGETS = {
             "tests/files/test_patch_faults.py",
             "tests/files/test_edit_identity.py",
             "tests/tools/test_apply_patch.py",
+            "tests/tools/test_apply_patch_messages.py",
         ),
     ),
     "notebook": Target(
@@ -118,6 +119,7 @@ TARGETS = {
             "tests/files/test_edit_identity.py",
             "tests/tools/test_notebook_view.py",
             "tests/tools/test_notebook_edit.py",
+            "tests/tools/test_notebook_messages.py",
             "tests/tools/test_view_symbol.py",
         ),
     ),

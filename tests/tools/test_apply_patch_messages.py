@@ -16,9 +16,7 @@ from tests.tools.test_apply_patch import apply, patch, refused, viewed
 
 pytestmark = pytest.mark.anyio
 
-NOT_FOUND_RULE = (
-    "They must match lines of the file exactly, apart from trailing whitespace."
-)
+NOT_FOUND_RULE = "They must match lines of the file exactly, apart from trailing whitespace."
 
 
 def unterminated(lines: list[bytes], eol: bytes = b"\n") -> bytes:
@@ -206,7 +204,14 @@ def listed(count: int) -> str:
 
 @pytest.mark.parametrize(
     ("count", "said"),
-    [(2, "2"), (10, "10"), (11, "11"), (100, "100"), (101, "more than 100"), (150, "more than 100")],
+    [
+        (2, "2"),
+        (10, "10"),
+        (11, "11"),
+        (100, "100"),
+        (101, "more than 100"),
+        (150, "more than 100"),
+    ],
 )
 async def test_how_many_places_an_ambiguous_hunk_has(
     client: Client[Any], case: Path, count: int, said: str
@@ -222,7 +227,9 @@ async def test_how_many_places_an_ambiguous_hunk_has(
     )
 
 
-async def test_an_ambiguous_hunk_counts_up_to_the_next_hunk(client: Client[Any], case: Path) -> None:
+async def test_an_ambiguous_hunk_counts_up_to_the_next_hunk(
+    client: Client[Any], case: Path
+) -> None:
     """Places beyond where the next hunk is found are no rivals; the message says where
     the count stopped, and where it started."""
     path = await viewed(client, case / "f.txt", "top\nx\nx\nmid\nx\nx\n")
