@@ -259,6 +259,18 @@ MALFORMED = [
         'line 3: a hunk belongs to an "*** Update File: <path>" section',
     ),
     (
+        "*** Begin Patch\n*** Delete File: a.txt\n@@\n-a\n*** End Patch",
+        'line 3: a hunk belongs to an "*** Update File: <path>" section',
+    ),
+    (
+        "*** Begin Patch\n*** Delete File: a.txt\n+a\n*** End Patch",
+        'line 3: a hunk belongs to an "*** Update File: <path>" section',
+    ),
+    (
+        "*** Begin Patch\n*** Add File: n.txt\n+a\n*** Move to: b.txt\n*** End Patch",
+        'line 4: "*** Move to:" must come right after its Update File line',
+    ),
+    (
         "*** Begin Patch\n*** Add File:\n+a\n*** End Patch",
         'line 2: "*** Add File:" needs a path after it',
     ),
