@@ -243,3 +243,18 @@ async def test_an_ambiguous_hunk_counts_up_to_the_next_hunk(
         "with an '@@ ' line naming a line before it, such as the first line of its function "
         "or class (the first place after that line is taken)"
     )
+
+
+async def test_the_leading_lines_that_match_from_an_empty_line(
+    client: Client[Any], case: Path
+) -> None:
+    path = await viewed(client, case / "f.txt", "zero\n\none\ntwo\nthree\n")
+    message = await refused(
+        client, case, patch(f"*** Update File: {path}", "@@", " ", " one", " two", "-for", "+4")
+    )
+    assert message == (
+        f"[STR_REPLACE_NOT_FOUND] {path}: hunk 1 of 1: its context and removed lines were not "
+        f"found in the file. {NOT_FOUND_RULE}\n"
+        "Lines 2-4 match the first 3 lines of hunk 1, but line 5 differs (both shown as JSON "
+        'strings):\n  line 5: "three"\n  hunk 1: "for"'
+    )
