@@ -258,3 +258,21 @@ async def test_the_leading_lines_that_match_from_an_empty_line(
         "Lines 2-4 match the first 3 lines of hunk 1, but line 5 differs (both shown as JSON "
         'strings):\n  line 5: "three"\n  hunk 1: "for"'
     )
+
+
+@pytest.mark.parametrize(("hunks", "taken"), [(10_000, True), (10_001, False)])
+async def test_10000_hunks_are_read(
+    client: Client[Any], case: Path, hunks: int, taken: bool
+) -> None:
+    """The limit on hunks without applying them: a patch of 10,000 is read (its first
+    hunk is then looked for, and not found), one of 10,001 is refused as it is read."""
+    path = await viewed(client, case / "f.txt", "a\n")
+    message = await refused(
+        client, case, patch(f"*** Update File: {path}", *["@@\n-missing\n+x"] * hunks)
+    )
+    if taken:
+        assert message.startswith(f"[STR_REPLACE_NOT_FOUND] {path}: hunk 1 of 10000: ")
+    else:
+        assert message == (
+            "[PATCH_INVALID] line 30003: a patch holds at most 10000 hunks; split it into several"
+        )
