@@ -132,6 +132,7 @@ async def test_a_file_moved_unchanged_is_moved_back(tiny_tmpfs: Path) -> None:
 RESTORE = "\n".join(
     [
         "*** Begin Patch",
+        "*** Delete File: gone.txt",
         "*** Update File: small.txt",
         "-updated",
         "+UPDATED",
@@ -146,20 +147,35 @@ RESTORE = "\n".join(
 )
 
 
+GONE = "[Errno 2] it is gone: '{path}'"
+CHANGED = "another process changed or removed it meanwhile"
+
+
 @pytest.mark.parametrize(
-    ("when", "why"),
+    ("when", "removed", "unrestored", "restored"),
     [
         # While other.txt is restored (last written, first restored): small.txt is gone
         # before its own restore begins.
-        (".other.txt.", "[Errno 2] it is gone: '{path}'"),
+        (".other.txt.", ["small.txt"], {"small.txt": GONE}, ["gone.txt", "other.txt"]),
         # While small.txt's old content is being made ready: it is not the file the
         # patch wrote any more, and is left alone.
-        (".small.txt.", "another process changed or removed it meanwhile"),
+        (".small.txt.", ["small.txt"], {"small.txt": CHANGED}, ["gone.txt", "other.txt"]),
+        # Both, and nothing else was changed (gone.txt is not deleted): none restored.
+        (
+            ".other.txt.",
+            ["small.txt", "other.txt"],
+            {"small.txt": GONE, "other.txt": CHANGED},
+            [],
+        ),
     ],
-    ids=["gone", "changed"],
+    ids=["gone", "changed", "none"],
 )
 async def test_a_file_that_cannot_be_restored_is_named(
-    tiny_tmpfs: Path, when: str, why: str
+    tiny_tmpfs: Path,
+    when: str,
+    removed: list[str],
+    unrestored: dict[str, str],
+    restored: list[str],
 ) -> None:
     """A file the patch changed, removed by another process before the patch's failure
     is undone, cannot be put back: the error names it, with why, and the files that
@@ -172,25 +188,33 @@ async def test_a_file_that_cannot_be_restored_is_named(
     small = tiny_tmpfs / "small.txt"
     inode = small.stat().st_ino
 
-    def remove_small_once_written(name: str) -> None:
+    def remove_once_written(name: str) -> None:
         # Restoring a file writes its old content to a new copy beside it: the open
         # named ``when`` after small.txt was replaced is one of the restores.
         if name.startswith(when) and small.exists() and small.stat().st_ino != inode:
-            small.unlink()
+            for each in removed:
+                (tiny_tmpfs / each).unlink()
 
+    text = RESTORE if "gone.txt" in restored else RESTORE.replace("*** Delete File: gone.txt\n", "")
     async with app_client(workdir=tiny_tmpfs) as client:
         for name in files:
             ok_text(await call(client, "view", path=name, view_range=[1, 1]))
         try:
-            with on_open(tiny_tmpfs, remove_small_once_written):
-                result = await call(client, "apply_patch", patch=RESTORE)
+            with on_open(tiny_tmpfs, remove_once_written):
+                result = await call(client, "apply_patch", patch=text)
         except Unavailable as exc:
             pytest.skip(str(exc))
+    named = ", ".join(
+        f"{tiny_tmpfs / name} ({why.format(path=tiny_tmpfs / name)})"
+        for name, why in unrestored.items()
+    )
+    also = f" (restored: {', '.join(str(tiny_tmpfs / name) for name in restored)})"
     assert error_text(result) == (
         f"[IO_ERROR] could not write {tiny_tmpfs / 'big.txt'}: No space left on device; the "
-        f"files already changed could not all be restored: {small} ({why.format(path=small)}) "
-        f"keep the patch's changes (restored: {tiny_tmpfs / 'other.txt'})"
+        f"files already changed could not all be restored: {named} keep the patch's "
+        f"changes{also if restored else ''}"
     )
-    assert not small.exists()
-    for name in ("other.txt", "big.txt", "gone.txt"):
+    for name in removed:
+        assert not (tiny_tmpfs / name).exists()
+    for name in {"other.txt", "big.txt", "gone.txt"} - set(removed):
         assert (tiny_tmpfs / name).read_bytes() == files[name]

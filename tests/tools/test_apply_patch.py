@@ -263,6 +263,10 @@ MALFORMED = [
         'line 3: a hunk belongs to an "*** Update File: <path>" section',
     ),
     (
+        "*** Begin Patch\n*** Delete File: a.txt\n a\n*** End Patch",
+        'line 3: a hunk belongs to an "*** Update File: <path>" section',
+    ),
+    (
         "*** Begin Patch\n*** Delete File: a.txt\n+a\n*** End Patch",
         'line 3: a hunk belongs to an "*** Update File: <path>" section',
     ),

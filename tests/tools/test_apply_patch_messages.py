@@ -276,3 +276,28 @@ async def test_10000_hunks_are_read(
         assert message == (
             "[PATCH_INVALID] line 30003: a patch holds at most 10000 hunks; split it into several"
         )
+
+
+async def test_a_line_of_a_crlf_file_is_quoted_without_its_cr(
+    client: Client[Any], case: Path
+) -> None:
+    path = await viewed(client, case / "f.txt", b"zero\r\none\r\ntwo\r\nthree\r\n")
+    message = await refused(client, case, patch(f"*** Update File: {path}", " one", "-for"))
+    assert message == (
+        f"[STR_REPLACE_NOT_FOUND] {path}: hunk 1 of 1: its context and removed lines were not "
+        f"found in the file. {NOT_FOUND_RULE}\n"
+        "Line 2 matches the first line of hunk 1, but line 3 differs (both shown as JSON "
+        'strings):\n  line 3: "two"\n  hunk 1: "for"'
+    )
+
+
+async def test_an_anchor_is_quoted_as_it_is(client: Client[Any], case: Path) -> None:
+    """Non-ASCII text in a message stays as it is, not escaped."""
+    path = await viewed(client, case / "f.py", "def café():\n    pass\n")
+    message = await refused(
+        client, case, patch(f"*** Update File: {path}", "@@ def thé():", "-    pass")
+    )
+    assert message.startswith(
+        f'[STR_REPLACE_NOT_FOUND] {path}: hunk 1 of 1: its @@ line "def thé():" was not found '
+        "in the file."
+    )
