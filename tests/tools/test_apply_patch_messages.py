@@ -5,13 +5,14 @@ its patch."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastmcp import Client
 
-from tests.support import ok_text
+from tests.support import error_text, ok_text
 from tests.tools.test_apply_patch import apply, patch, refused, viewed
 
 pytestmark = pytest.mark.anyio
@@ -301,3 +302,12 @@ async def test_an_anchor_is_quoted_as_it_is(client: Client[Any], case: Path) -> 
         f'[STR_REPLACE_NOT_FOUND] {path}: hunk 1 of 1: its @@ line "def thé():" was not found '
         "in the file."
     )
+
+
+async def test_deleting_a_symlink_loop(client: Client[Any], case: Path) -> None:
+    """A path that resolves to nothing but a loop of links is refused by what stat says
+    of it."""
+    (case / "loop").symlink_to("loop")
+    message = error_text(await apply(client, patch(f"*** Delete File: {case}/loop")))
+    assert os.readlink(case / "loop") == "loop"
+    assert message == (f"[IO_ERROR] could not stat {case}/loop: Too many levels of symbolic links")
