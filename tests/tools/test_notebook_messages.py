@@ -278,3 +278,38 @@ async def test_an_id_not_found_is_quoted_up_to_100_characters(
         f"[INVALID_INPUT] cell: no cell of {path} has the id {quoted}; view the notebook to "
         "see the ids, or give the cell's number"
     )
+
+
+@pytest.mark.parametrize("cells", [0, 1])
+async def test_insert_into_a_minified_notebook_of_few_cells(
+    client: Client[Any], case: Path, cells: int
+) -> None:
+    """With no second cell to copy the separator from (or no cell at all to copy the
+    style from), the new cell is still written without whitespace."""
+    path = case / "min.ipynb"
+    notebook = new_notebook(cells=[new_code_cell("a", id="first")][:cells])
+    await prepared(client, path, minified(json.loads(jupyter(notebook))))
+    ok_text(
+        await edit(client, path, cell=cells, edit_mode="insert", new_source="b", cell_type="code")
+    )
+    after = path.read_text(encoding="utf-8")
+    inserted = json.loads(after)["cells"][cells]
+    notebook.cells.append(new_code_cell("b", id=inserted["id"]))
+    assert after == minified(json.loads(jupyter(notebook)))
+
+
+async def test_a_long_output_of_one_line_keeps_its_ends(client: Client[Any], case: Path) -> None:
+    """An output without line breaks is cut at characters: its first and last 1,000."""
+    text = "a" * 1000 + "b" * 3000 + "c" * 1000
+    notebook = new_notebook(
+        cells=[new_code_cell("p", id="c", outputs=[new_output("stream", name="stdout", text=text)])]
+    )
+    path = case / "long.ipynb"
+    path.write_text(jupyter(notebook), encoding="utf-8")
+    shown = ok_text(await client.call_tool("view", {"path": str(path)}))
+    assert shown.endswith(
+        "[output] stream stdout\n"
+        f"| {'a' * 1000}\n"
+        "[... 3,000 characters of this output not shown ...]\n"
+        f"| {'c' * 1000}\n"
+    )
