@@ -259,6 +259,22 @@ MALFORMED = [
         'line 3: a hunk belongs to an "*** Update File: <path>" section',
     ),
     (
+        "*** Begin Patch\n*** Delete File: a.txt\n@@\n-a\n*** End Patch",
+        'line 3: a hunk belongs to an "*** Update File: <path>" section',
+    ),
+    (
+        "*** Begin Patch\n*** Delete File: a.txt\n a\n*** End Patch",
+        'line 3: a hunk belongs to an "*** Update File: <path>" section',
+    ),
+    (
+        "*** Begin Patch\n*** Delete File: a.txt\n+a\n*** End Patch",
+        'line 3: a hunk belongs to an "*** Update File: <path>" section',
+    ),
+    (
+        "*** Begin Patch\n*** Add File: n.txt\n+a\n*** Move to: b.txt\n*** End Patch",
+        'line 4: "*** Move to:" must come right after its Update File line',
+    ),
+    (
         "*** Begin Patch\n*** Add File:\n+a\n*** End Patch",
         'line 2: "*** Add File:" needs a path after it',
     ),
@@ -292,6 +308,21 @@ MALFORMED = [
         "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\n*** Delete File: b.txt\n"
         "*** End Patch",
         'line 3: "*** End Patch" must be the patch\'s last line',
+    ),
+    (
+        "*** Begin Patch\n*** Update File: a.txt\n-a\n*** End of File\n+b\n*** End Patch",
+        "line 5: expected '@@' to start the next hunk, got \"+b\"",
+    ),
+    # A line quoted in a message: as JSON, non-ASCII as it is, cut after 80 characters.
+    (
+        "*** Begin Patch\n*** Add File: n.txt\n+one\n" + "é" * 80 + "\n*** End Patch",
+        "line 4: every line of an added file starts with '+' (an empty line is a lone "
+        "'+'); got \"" + "é" * 80 + '"',
+    ),
+    (
+        "*** Begin Patch\n*** Add File: n.txt\n+one\n" + "é" * 79 + "xy\n*** End Patch",
+        "line 4: every line of an added file starts with '+' (an empty line is a lone "
+        "'+'); got \"" + "é" * 79 + 'x" (cut)',
     ),
 ]
 

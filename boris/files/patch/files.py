@@ -485,7 +485,10 @@ def _undo(done: _Done) -> tuple[list[str], list[str]]:
         try:
             undo()
         except (OSError, BorisError, Changed) as exc:
-            reason = exc.message if isinstance(exc, BorisError) else str(exc)
+            if isinstance(exc, Changed):  # it holds only the path, named already
+                reason = "another process changed or removed it meanwhile"
+            else:
+                reason = exc.message if isinstance(exc, BorisError) else str(exc)
             failed.append(f"{path} ({reason})")
         else:
             restored.append(path)

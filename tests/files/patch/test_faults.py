@@ -15,6 +15,7 @@ from tests.support import error_text, ok_text
 from tests.support.calls import call
 from tests.support.files import original_text, tiny_tmpfs
 from tests.support.inprocess import app_client
+from tests.support.interpose import Unavailable, on_open
 
 pytestmark = pytest.mark.anyio
 
@@ -95,3 +96,125 @@ async def test_a_failed_write_restores_every_file_already_changed(tiny_tmpfs: Pa
     # Files set aside come back as themselves; the one written in place is itself.
     for name in ("gone.txt", "old.txt", "big.txt"):
         assert (tiny_tmpfs / name).stat().st_ino == inodes[name]
+
+
+async def test_a_file_moved_unchanged_is_moved_back(tiny_tmpfs: Path) -> None:
+    """A move without hunks is a rename; when a later file fails, it is renamed back and
+    the directories made for it go."""
+    big = "".join(f"original line {n}\n" for n in range(1000)).encode()  # 18 KB
+    files = small_files(tiny_tmpfs, big)
+    files["still.txt"] = b"still\n"
+    (tiny_tmpfs / "still.txt").write_bytes(files["still.txt"])
+    os.link(tiny_tmpfs / "big.txt", tiny_tmpfs / "link.txt")
+    inode = (tiny_tmpfs / "still.txt").stat().st_ino
+    text = PATCH.replace(
+        "*** Update File: big.txt",
+        "*** Update File: still.txt\n*** Move to: deep/er/still.txt\n*** Update File: big.txt",
+    )
+    async with app_client(workdir=tiny_tmpfs) as client:
+        for name in files:
+            ok_text(await call(client, "view", path=name, view_range=[1, 1]))
+        result = await call(client, "apply_patch", patch=text)
+    paths = [
+        tiny_tmpfs / name
+        for name in ("gone.txt", "old.txt", "sub/new.txt", "small.txt", "still.txt")
+    ]
+    assert error_text(result) == (
+        f"[IO_ERROR] could not write {tiny_tmpfs / 'big.txt'}: No space left on device; the "
+        f"files already changed were restored ({', '.join(map(str, paths))}), so nothing "
+        "was changed"
+    )
+    assert sorted(os.listdir(tiny_tmpfs)) == sorted([*files, "link.txt"])  # no deep/
+    assert (tiny_tmpfs / "still.txt").read_bytes() == b"still\n"
+    assert (tiny_tmpfs / "still.txt").stat().st_ino == inode
+
+
+RESTORE = "\n".join(
+    [
+        "*** Begin Patch",
+        "*** Delete File: gone.txt",
+        "*** Update File: small.txt",
+        "-updated",
+        "+UPDATED",
+        "*** Update File: other.txt",
+        "-other",
+        "+OTHER",
+        "*** Update File: big.txt",
+        "-original line 7",
+        "+line seven" + "!" * 14_000,
+        "*** End Patch",
+    ]
+)
+
+
+GONE = "[Errno 2] it is gone: '{path}'"
+CHANGED = "another process changed or removed it meanwhile"
+
+
+@pytest.mark.parametrize(
+    ("when", "removed", "unrestored", "restored"),
+    [
+        # While other.txt is restored (last written, first restored): small.txt is gone
+        # before its own restore begins.
+        (".other.txt.", ["small.txt"], {"small.txt": GONE}, ["gone.txt", "other.txt"]),
+        # While small.txt's old content is being made ready: it is not the file the
+        # patch wrote any more, and is left alone.
+        (".small.txt.", ["small.txt"], {"small.txt": CHANGED}, ["gone.txt", "other.txt"]),
+        # Both, and nothing else was changed (gone.txt is not deleted): none restored.
+        (
+            ".other.txt.",
+            ["small.txt", "other.txt"],
+            {"small.txt": GONE, "other.txt": CHANGED},
+            [],
+        ),
+    ],
+    ids=["gone", "changed", "none"],
+)
+async def test_a_file_that_cannot_be_restored_is_named(
+    tiny_tmpfs: Path,
+    when: str,
+    removed: list[str],
+    unrestored: dict[str, str],
+    restored: list[str],
+) -> None:
+    """A file the patch changed, removed by another process before the patch's failure
+    is undone, cannot be put back: the error names it, with why, and the files that
+    were put back."""
+    big = "".join(f"original line {n}\n" for n in range(1000)).encode()  # 18 KB
+    files = small_files(tiny_tmpfs, big)
+    files["other.txt"] = b"other\n"
+    (tiny_tmpfs / "other.txt").write_bytes(files["other.txt"])
+    os.link(tiny_tmpfs / "big.txt", tiny_tmpfs / "link.txt")
+    small = tiny_tmpfs / "small.txt"
+    inode = small.stat().st_ino
+
+    def remove_once_written(name: str) -> None:
+        # Restoring a file writes its old content to a new copy beside it: the open
+        # named ``when`` after small.txt was replaced is one of the restores.
+        if name.startswith(when) and small.exists() and small.stat().st_ino != inode:
+            for each in removed:
+                (tiny_tmpfs / each).unlink()
+
+    text = RESTORE if "gone.txt" in restored else RESTORE.replace("*** Delete File: gone.txt\n", "")
+    async with app_client(workdir=tiny_tmpfs) as client:
+        for name in files:
+            ok_text(await call(client, "view", path=name, view_range=[1, 1]))
+        try:
+            with on_open(tiny_tmpfs, remove_once_written):
+                result = await call(client, "apply_patch", patch=text)
+        except Unavailable as exc:
+            pytest.skip(str(exc))
+    named = ", ".join(
+        f"{tiny_tmpfs / name} ({why.format(path=tiny_tmpfs / name)})"
+        for name, why in unrestored.items()
+    )
+    also = f" (restored: {', '.join(str(tiny_tmpfs / name) for name in restored)})"
+    assert error_text(result) == (
+        f"[IO_ERROR] could not write {tiny_tmpfs / 'big.txt'}: No space left on device; the "
+        f"files already changed could not all be restored: {named} keep the patch's "
+        f"changes{also if restored else ''}"
+    )
+    for name in removed:
+        assert not (tiny_tmpfs / name).exists()
+    for name in {"other.txt", "big.txt", "gone.txt"} - set(removed):
+        assert (tiny_tmpfs / name).read_bytes() == files[name]
