@@ -80,6 +80,12 @@ async def test_a_version_that_is_not_4(
     assert reason == f"nbformat {said}: only nbformat 4 notebooks are read as cells"
 
 
+async def test_a_version_of_4_that_is_not_a_whole_number(client: Client[Any], case: Path) -> None:
+    """nbformat reads 4.0 as a version too, then fails looking for a module "v4.0"."""
+    reason = await shown_as_text(client, case / "n.ipynb", json.dumps(notebook_json(nbformat=4.0)))
+    assert reason == "nbformat 4.0 is not a whole number"
+
+
 @pytest.mark.parametrize("minor", [-1, True, 1.5, None])
 async def test_a_minor_version_that_is_not_a_whole_number(
     client: Client[Any], case: Path, minor: Any

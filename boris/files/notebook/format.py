@@ -212,9 +212,11 @@ def _read(text: str, *, check: bool) -> tuple[Notebook, _Spans | None]:
     if not isinstance(content, dict):
         raise NotNotebook(f"the JSON is {_json_kind(content)}, not a notebook object")
     major = content.get("nbformat")
-    if major != 4 or isinstance(major, bool):
+    if major != 4 or not isinstance(major, int) or isinstance(major, bool):
         if major is None:
             raise NotNotebook("no nbformat version: not a Jupyter notebook")
+        if major == 4:  # 4.0: nbformat itself would look for a module named after it
+            raise NotNotebook(f"nbformat {json.dumps(major)[:20]} is not a whole number")
         raise NotNotebook(
             f"nbformat {json.dumps(major)[:20]}: only nbformat 4 notebooks are read as cells"
         )
