@@ -44,9 +44,11 @@ BORIS = [sys.executable, "-m", "boris"]
 #: itself is checked by hand in tests/tools/test_tools_list.py).
 DEFAULT_TOOLS = list(toolset.served(compat=False))
 REPO = Path(__file__).resolve().parents[2]
-#: The release the package declares, read from its metadata source rather than asked of Boris
-#: (the one `version = ` line of pyproject.toml; tomllib is not in Python 3.10).
-_VERSION_LINE = re.search(r'^version = "([^"]+)"$', (REPO / "pyproject.toml").read_text(), re.M)
+#: The release the package declares, read from its source rather than asked of Boris (the
+#: one `__version__ = ` line of boris/__init__.py, which pyproject.toml names as the version).
+_VERSION_LINE = re.search(
+    r'^__version__ = "([^"]+)"$', (REPO / "boris" / "__init__.py").read_text(), re.M
+)
 assert _VERSION_LINE is not None
 VERSION: str = _VERSION_LINE.group(1)
 
