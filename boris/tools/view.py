@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
+from fastmcp.tools import tool
 from pydantic import Field
 
 from boris.files import view_path
 from boris.session import Session, current_session
-from boris.tools import Declared, Mention, ViewContent, as_content, read_only
+from boris.tools import Described, Mention, ViewContent, as_content, read_only, served
 
 PathArg = Annotated[
     str,
@@ -29,7 +30,7 @@ ViewRange = Annotated[
     ),
 ]
 
-DESCRIPTION = (
+DESCRIPTION = Described(
     """\
 Read a file or list a directory.
 
@@ -53,6 +54,12 @@ VIEW_FIRST = "\n- A file must be viewed in this session before str_replace or cr
 may change it."
 
 
+@tool(
+    "view",
+    annotations=read_only("View a file or directory"),
+    description=DESCRIPTION,
+)
+@served(view_first=VIEW_FIRST)
 async def view(
     path: PathArg,
     view_range: ViewRange = None,
@@ -60,11 +67,3 @@ async def view(
 ) -> ViewContent:
     files = session.files
     return await session.blocking(lambda: as_content(view_path.view(files, path, view_range)))
-
-
-TOOL = Declared(
-    function=view,
-    annotations=read_only("View a file or directory"),
-    description=DESCRIPTION,
-    view_first=VIEW_FIRST,
-)
