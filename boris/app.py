@@ -59,8 +59,7 @@ def build_app(settings: Settings, shell: str | None = None) -> FastMCP[Any]:
         on_duplicate="error",
     )
     compat = settings.anthropic_compat
-    removed = toolset.removed(compat, settings.disable_tools)
-    served = [name for name in toolset.served(compat) if name not in removed]
+    served = toolset.serving(compat, settings.disable_tools)
     for name in served:
         declared = declaration(name, compat)
         tool = EdgeTool.of(

@@ -95,16 +95,15 @@ class StdioGuard:
 
         to_server, server_input = anyio.create_memory_object_stream[SessionMessage | Exception]()
         server_output, to_client = anyio.create_memory_object_stream[SessionMessage]()
+        # Before the reader starts: the SDK runs a request's handler in the context of
+        # the task that sent the request in.
         token = set_transport("stdio")
         try:
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(self._pump_input, to_server, server_output.clone())
                 tasks.start_soon(self._pump_output, to_client)
-                # The low-level server fastmcp wraps takes other streams than the SDK's.
-                server = low_level_server(mcp)
-                options = server.create_initialization_options()
                 try:
-                    await server.run(server_input, server_output, options)
+                    await run_server(mcp, server_input, server_output)
                 finally:
                     self.stop_input()  # should the server stop first, so does the reader
         finally:
@@ -164,6 +163,20 @@ class StdioGuard:
                         log.info("stdout closed (%s), ending the session", exc)
                         self._output_open = False
                         self.stop_input()
+
+
+async def run_server(
+    mcp: FastMCP[Any],
+    server_input: MemoryObjectReceiveStream[SessionMessage | Exception],
+    server_output: MemoryObjectSendStream[SessionMessage],
+) -> None:
+    """The app's server on STDIO's streams until ``server_input`` ends, within fastmcp's
+    ``set_transport("stdio")``: the one way it runs over STDIO (the answers given while
+    the app loads are built from it too, boris.early.generate)."""
+    # The low-level server fastmcp wraps takes other streams than the SDK's.
+    server = low_level_server(mcp)
+    options = server.create_initialization_options()
+    await server.run(server_input, server_output, options)
 
 
 def _encode(message: JSONRPCMessage) -> bytes | None:
