@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from boris import __version__
@@ -15,7 +15,12 @@ if TYPE_CHECKING:
     from boris.settings import Settings
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def main(
+    argv: Sequence[str] | None = None, before_loading: Callable[[], None] | None = None
+) -> None:
+    """Serve as the command line and the environment say. ``before_loading`` is what must
+    be done before the libraries can load: the first start of boris.pyz, running from the
+    archive itself, unpacks them (scripts/pyz_start.py)."""
     # Boris runs inside users' repositories: fastmcp must not pick up a .env of
     # the current directory, check for updates over the network, or print a banner.
     # Set before fastmcp is first imported, since it reads them at import time.
@@ -38,8 +43,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     if early is not None:
         from boris.early.stdio import serve_early
 
-        serve_early(early, known, lambda: ready(args))
+        def load() -> tuple[Settings, FastMCP[Any]]:
+            if before_loading is not None:
+                before_loading()
+            return ready(args)
+
+        serve_early(early, known, load)
         return
+    if before_loading is not None:
+        before_loading()
     settings, app = ready(args)
     serve(settings, app)
 

@@ -69,6 +69,12 @@ class LineReader:
         self._tail = b""  # ... whose last bytes so far are these
         self._ended = False
 
+    def waiting(self) -> bool:
+        """Whether input waits to be read: a whole line already read, or bytes in the pipe."""
+        if self._chunk.find(b"\n", self._start) >= 0:
+            return True
+        return bool(select.select([self._fd], [], [], 0)[0])
+
     def next(self) -> bytes | TooLong | Woken | None:
         """The next line, a :class:`TooLong`, or None at the end of input; WOKEN if
         :attr:`wake_fd` became readable first. Blocks."""

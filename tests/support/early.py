@@ -12,6 +12,7 @@ from boris.early import answers
 from boris.early.generate import enveloped, initialize, notification, request, talk
 from boris.early.responder import Responder
 from boris.early.settings import EarlySettings, read_settings
+from tests.support import RawStdio
 from tests.support.inprocess import build_app, environment
 
 CAPABLE = {
@@ -74,3 +75,39 @@ async def app_replies(
     with environment(env):
         app = build_app(["--transport", "stdio", *argv])
     return await talk(app, lines)
+
+
+def result_of(line: bytes) -> bytes:
+    """A reply's line from its result on, as the server wrote it: what two replies to one
+    request under different ids have in common."""
+    _, found, rest = line.partition(b',"result":')
+    assert found, line
+    return rest
+
+
+def asked_twice(server: RawStdio, era: str, version: str) -> list[tuple[bytes, bytes]]:
+    """A connection's first requests (answered while the app loads), then the same
+    requests once it has loaded (the app's answers), as result lines side by side. The
+    answer to initialize, which cannot be asked again, the server itself compares with
+    the app's (boris.early.responder.Handover)."""
+    if era == "handshake":
+        server.send(initialize(1, version))
+        server.reply_line(1)
+        server.send(notification("notifications/initialized"))
+        asked = [request(2, "tools/list")]
+        meta = None
+    else:
+        asked = [enveloped(1, "server/discover", version), enveloped(2, "tools/list", version)]
+        meta = json.loads(asked[0])["params"]["_meta"]
+    first = []
+    for line in asked:
+        server.send(line)
+        first.append(result_of(server.reply_line(json.loads(line)["id"])))
+    server.loaded(10, meta)
+    again = []
+    for line in asked:
+        message = json.loads(line)
+        message["id"] += 10
+        server.send(message)
+        again.append(result_of(server.reply_line(message["id"])))
+    return list(zip(first, again, strict=True))

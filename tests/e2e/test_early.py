@@ -1,0 +1,83 @@
+"""A spawned STDIO server answers its client's first messages while the app loads, with
+the app's answers, and then serves everything else as it always has (boris.early)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from boris.early.generate import initialize, notification, request
+from tests.support import BORIS, DEFAULT_TOOLS, raw_stdio, server_env
+from tests.support.early import asked_twice
+
+SETTINGS = [
+    [],
+    ["--anthropic-compat", "--disable-tools", "task_stop"],
+    ["--disable-tools", "bash", "--require-view-before-edit", "false", "--timeout", "9"],
+]
+ERAS = [("handshake", "2025-11-25"), ("handshake", "2024-11-05"), ("2026-07-28", "2026-07-28")]
+
+
+@pytest.mark.parametrize("flags", SETTINGS, ids=" ".join)
+@pytest.mark.parametrize(("era", "version"), ERAS, ids=lambda v: v)
+def test_the_first_answers_come_while_the_app_loads_and_are_its(
+    flags: list[str], era: str, version: str, tmp_path: Path
+) -> None:
+    with raw_stdio(*flags, "--log-level", "debug", workdir=tmp_path) as server:
+        pairs = asked_twice(server, era, version)
+        server.stdin.close()
+        assert server.proc.wait(timeout=30) == 0
+        log = server.stderr()
+    for first, again in pairs:
+        assert first == again
+    early = "initialize, notifications/initialized, tools/list"
+    if era != "handshake":
+        early = "server/discover, tools/list"
+    assert "answered before the app was ready" in log
+    assert log.split("answered before the app was ready")[1].split("\n")[0].endswith(f": {early}")
+    assert "ERROR" not in log
+
+
+def test_a_call_among_the_first_messages_waits_for_the_app_and_all_are_answered(
+    tmp_path: Path,
+) -> None:
+    call = {"name": "bash", "arguments": {"command": "echo hi"}}
+    lines = [
+        initialize(1, "2025-11-25"),
+        notification("notifications/initialized"),
+        request(2, "tools/call", call),
+        request(3, "tools/list"),
+    ]
+    with raw_stdio(workdir=tmp_path) as server:
+        server.stdin.write(b"".join(line + b"\n" for line in lines))
+        server.stdin.flush()
+        replies: dict[int, Any] = {}
+        while len(replies) < 3:
+            message = server.receive()
+            replies[message["id"]] = message
+        server.stdin.close()
+        assert server.proc.wait(timeout=30) == 0
+    assert replies[2]["result"]["content"][0]["text"] == "exit_code: 0\n\nstdout:\nhi\n"
+    assert [tool["name"] for tool in replies[3]["result"]["tools"]] == DEFAULT_TOOLS
+
+
+def test_input_that_ends_while_the_app_loads_is_answered_and_the_server_exits(
+    tmp_path: Path,
+) -> None:
+    lines = [initialize(1, "2025-11-25"), notification("notifications/initialized")]
+    lines.append(request(2, "tools/list"))
+    done = subprocess.run(
+        [*BORIS, "--transport", "stdio", "--workdir", str(tmp_path)],
+        input=b"".join(line + b"\n" for line in lines),
+        capture_output=True,
+        env=server_env(),
+        timeout=60,
+    )
+    assert done.returncode == 0
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [reply["id"] for reply in replies] == [1, 2]
+    assert len(replies[1]["result"]["tools"]) == len(DEFAULT_TOOLS)
