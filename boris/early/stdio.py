@@ -28,6 +28,8 @@ from boris.transport.prescan import max_message_size
 if TYPE_CHECKING:
     from logging import Logger
 
+_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
 #: Seconds this thread waits at most for the interpreter's lock while the app loads.
 _SWITCH_INTERVAL = 0.0005
 
@@ -63,8 +65,7 @@ def serve_early(settings: EarlySettings, answers: Answers, load: Load) -> None:
     pipes = Pipes(max_message_size(settings.max_file_size))
     wake_read, wake_write = os.pipe()
     pipes.lines.wake_fd = wake_read
-    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(signum, _exit_at_once)
+    handlers = {signum: signal.signal(signum, _exit_at_once) for signum in _SIGNALS}
     loading = Loading(load, wake_write)
     responder = Responder(answers, settings)
     # The loading thread holds the interpreter's lock most of the time; this one asks for
@@ -72,9 +73,9 @@ def serve_early(settings: EarlySettings, answers: Answers, load: Load) -> None:
     switching = sys.getswitchinterval()
     sys.setswitchinterval(_SWITCH_INTERVAL)
     while True:
-        # What the client sent already is answered before the loading starts: its first
-        # answer then waits for nothing.
-        if not loading.is_alive() and loading.ident is None and not pipes.lines.waiting():
+        # What the client sent already is answered before the loading starts (its first
+        # answers then wait for nothing), unless it needs the app.
+        if loading.ident is None and (responder.keeping or not pipes.lines.waiting()):
             loading.start()
         line = pipes.lines.next()
         if isinstance(line, Woken) or line is None:
@@ -92,6 +93,8 @@ def serve_early(settings: EarlySettings, answers: Answers, load: Load) -> None:
     loading.join()
     sys.setswitchinterval(switching)
     pipes.lines.wake_fd = None
+    os.close(wake_read)
+    os.close(wake_write)
     if loading.failure is not None:
         raise loading.failure
     assert loading.result is not None
@@ -109,6 +112,9 @@ def serve_early(settings: EarlySettings, answers: Answers, load: Load) -> None:
 
     from boris.transport.stdio import serve_stdio
 
+    # The server's own signal handling takes over from here, as it starts.
+    for signum, handler in handlers.items():
+        signal.signal(signum, handler)
     anyio.run(serve_stdio, app, full, pipes, responder.handover())
 
 
