@@ -6,8 +6,8 @@ A tool is one module of :mod:`boris.tools` named after it (``boris/tools/bash.py
 view-first sentence: its decorators, see boris.tools). Only what settings needs before anything
 heavy is loaded is here: settings validates ``--disable-tools`` with it without importing
 fastmcp or a tool module, and so do the answers given before the app has loaded
-(boris.early). Plain data, importing nothing of Boris (nor dataclasses, whose import
-alone costs those answers a sixth of their time).
+(boris.early). Plain data, importing nothing of Boris (nor dataclasses, which imports
+inspect: some 15 ms of those answers' time).
 """
 
 from __future__ import annotations

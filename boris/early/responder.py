@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +45,7 @@ LONGEST = 1 << 16
 DEEPEST = 32
 #: A request id the server encodes as this file does.
 _LARGEST_ID = 1 << 53
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 LEGACY = "handshake"
 MODERN = "2026-07-28"
@@ -217,8 +219,9 @@ class Handover:
 
 def _message(line: bytes | TooLong) -> dict[str, Any]:
     """``line`` as a JSON-RPC request or notification the server would read as this one
-    does; _Refused for anything else, or anything whose reading might differ."""
-    if isinstance(line, TooLong) or len(line) > LONGEST:
+    does; _Refused for anything else, or anything whose reading might differ (a lone
+    surrogate, which only an escape can write in UTF-8, anywhere in it)."""
+    if isinstance(line, TooLong) or len(line) > LONGEST or _SURROGATE_ESCAPE.search(line):
         raise _Refused
     try:
         text = line.decode("utf-8")

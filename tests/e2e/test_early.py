@@ -14,16 +14,21 @@ from boris.early.generate import initialize, notification, request
 from tests.support import BORIS, DEFAULT_TOOLS, raw_stdio, server_env
 from tests.support.early import asked_twice
 
-SETTINGS = [
-    [],
-    ["--anthropic-compat", "--disable-tools", "task_stop"],
-    ["--disable-tools", "bash", "--require-view-before-edit", "false", "--timeout", "9"],
+#: Each protocol, and settings that change the answers (tests/early/test_wire.py compares
+#: the two paths on every setting and version, in this process).
+CASES = [
+    ([], "handshake", "2025-11-25"),
+    ([], "2026-07-28", "2026-07-28"),
+    (["--anthropic-compat", "--disable-tools", "task_stop"], "handshake", "2024-11-05"),
+    (
+        ["--disable-tools", "bash", "--require-view-before-edit", "false"],
+        "2026-07-28",
+        "2026-07-28",
+    ),
 ]
-ERAS = [("handshake", "2025-11-25"), ("handshake", "2024-11-05"), ("2026-07-28", "2026-07-28")]
 
 
-@pytest.mark.parametrize("flags", SETTINGS, ids=" ".join)
-@pytest.mark.parametrize(("era", "version"), ERAS, ids=lambda v: v)
+@pytest.mark.parametrize(("flags", "era", "version"), CASES, ids=str)
 def test_the_first_answers_come_while_the_app_loads_and_are_its(
     flags: list[str], era: str, version: str, tmp_path: Path
 ) -> None:

@@ -140,6 +140,7 @@ def test_blank_lines_are_skipped(responder: Responder) -> None:
         b"[" * 40 + b"]" * 40,
         initialize_with(1, VERSION, clientInfo={"name": "no version"}),
         initialize_with(1, VERSION, capabilities={"roots": {"listChanged": "yes"}}),
+        initialize_with(1, VERSION, clientInfo={"name": "\ud800", "version": "1"}),
     ],
 )
 def test_what_is_left_to_the_app(responder: Responder, line: bytes) -> None:

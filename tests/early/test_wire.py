@@ -16,15 +16,15 @@ import pytest
 from mcp_types import CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
-from boris.early.generate import enveloped, notification, request
+from boris.early.generate import enveloped, notification, request, talk
 from tests.support.early import (
     CAPABLE,
-    app_replies,
     early_replies,
     early_settings,
     initialize_with,
     legacy,
     modern,
+    stdio_app,
     with_meta,
 )
 
@@ -160,9 +160,10 @@ async def test_early_answers_are_the_apps(
     argv = ["--workdir", str(tmp_path), *rooted(argv, sub)]
     env = {name: value.replace("{sub}", str(sub)) for name, value in env.items()}
     settings = early_settings(argv, env)
+    app = stdio_app(argv, env)
     for name, lines, answered in conversations():
         ours = early_replies(settings, lines)
-        theirs = await app_replies(argv, lines, env)
+        theirs = await talk(app, lines)  # a connection of its own
         given = [(i, reply) for i, reply in enumerate(ours) if reply is not None]
         assert len(given) == answered, f"{name}: {len(given)} answered early"
         for index, reply in given:

@@ -8,6 +8,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from fastmcp import FastMCP
+
 from boris.early import answers
 from boris.early.generate import enveloped, initialize, notification, request, talk
 from boris.early.responder import Responder
@@ -68,13 +70,17 @@ def early_replies(
     return [responder.take(line) for line in lines]
 
 
+def stdio_app(argv: Sequence[str], env: Mapping[str, str] | None = None) -> FastMCP[Any]:
+    """The app a STDIO server of these flags and ``BORIS_*`` variables serves."""
+    with environment(env):
+        return build_app(["--transport", "stdio", *argv])
+
+
 async def app_replies(
     argv: Sequence[str], lines: Sequence[bytes], env: Mapping[str, str] | None = None
 ) -> list[bytes | None]:
     """What the app's STDIO server replies to each line on one connection."""
-    with environment(env):
-        app = build_app(["--transport", "stdio", *argv])
-    return await talk(app, lines)
+    return await talk(stdio_app(argv, env), lines)
 
 
 def result_of(line: bytes) -> bytes:
