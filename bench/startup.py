@@ -1,6 +1,6 @@
 """Start-up time of Boris over STDIO: spawn → initialize reply (or, with --discover, the
 2026-07-28 protocol's server/discover reply), spawn → first tools/list reply, spawn → first
-bash result, and the server's memory right after that result.
+bash result, the server's CPU time by then and its memory right after that result.
 
 Speaks raw JSON-RPC over the pipes (``rawrpc.py``), so no client library start-up is
 counted; each request is sent as soon as the reply before it is in, as a client does. Each
@@ -35,7 +35,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from procs import clean_env, exit_cleanly_on_sigterm, load_average, memory_kib, mib
+from procs import (
+    clean_env,
+    cpu_seconds,
+    exit_cleanly_on_sigterm,
+    load_average,
+    memory_kib,
+    mib,
+)
 from rawrpc import RawServer, boris_command
 
 #: The project's start-up targets, in seconds from spawn: the initialize (or discover)
@@ -57,6 +64,7 @@ class Start:
     initialized: float  # seconds from spawn to the initialize (or discover) reply
     listed: float  # seconds from spawn to the first tools/list reply
     called: float  # seconds from spawn to the first bash result
+    cpu: float  # the server's CPU seconds by then (its shells' not counted)
     rss_kib: int  # VmRSS right after that result
 
 
@@ -75,20 +83,22 @@ def measure(command: Sequence[str], env: dict[str, str], discover: bool) -> Star
             "tools/call", {"name": "bash", "arguments": {"command": "true"}, **meta}
         )
         called = time.perf_counter() - start
+        cpu = cpu_seconds(server.pid)
         if result.get("isError"):
             raise RuntimeError(result)
         rss = memory_kib(server.pid, "VmRSS")
-    return Start(initialized, listed, called, rss)
+    return Start(initialized, listed, called, cpu, rss)
 
 
 def report(label: str, starts: list[Start], targets: bool) -> None:
     init = statistics.median(s.initialized for s in starts)
     listed = statistics.median(s.listed for s in starts)
     called = statistics.median(s.called for s in starts)
+    cpu = statistics.median(s.cpu for s in starts)
     rss = statistics.median(s.rss_kib for s in starts)
     print(
         f"{label:<44}{init * 1000:7.0f} ms{listed * 1000:9.0f} ms{called * 1000:9.0f} ms"
-        f"{mib(rss):>12}",
+        f"{cpu * 1000:9.0f} ms{mib(rss):>12}",
         flush=True,
     )
     if targets:
@@ -143,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         workdir.mkdir()
         print(f"median of {args.runs} starts per row; {load_average()}")
         first = "discover" if args.discover else "initialize"
-        print(f"{'':<44}{first:>10}{'tools/list':>12}{'bash':>11}{'VmRSS':>12}")
+        print(f"{'':<44}{first:>10}{'tools/list':>12}{'bash':>11}{'CPU':>12}{'VmRSS':>12}")
         dont_write = not args.allow_bytecode_writes
         env = environment(dont_write)
         if args.command:

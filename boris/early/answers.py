@@ -74,6 +74,11 @@ class Answers:
         self.requests: Mapping[str, Mapping[str, Sequence[int]]] = data["requests"]
         self.schemas: Sequence[Json] = data["schemas"]
 
+    def release(self) -> None:
+        """Let go of the contents once the server has taken over (a few hundred KB that
+        the process would otherwise keep to its end)."""
+        self.data, self.settings, self.envelope, self.requests, self.schemas = {}, {}, {}, {}, []
+
     def schemas_of(self, method: str, version: str) -> list[Json] | None:
         """The schemas a message of ``method`` at ``version`` must conform to (the SDK's
         for that version, and the one its handler reads); None if there are none."""

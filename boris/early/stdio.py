@@ -112,10 +112,12 @@ def serve_early(settings: EarlySettings, answers: Answers, load: Load) -> None:
 
     from boris.transport.stdio import serve_stdio
 
+    handover = responder.handover()
+    answers.release()
     # The server's own signal handling takes over from here, as it starts.
     for signum, handler in handlers.items():
         signal.signal(signum, handler)
-    anyio.run(serve_stdio, app, full, pipes, responder.handover())
+    anyio.run(serve_stdio, app, full, pipes, handover)
 
 
 def _exit_at_once(signum: int, frame: FrameType | None) -> None:
