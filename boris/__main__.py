@@ -50,6 +50,7 @@ def main(
 
         serve_early(early, known, load)
         return
+    known.release()
     if before_loading is not None:
         before_loading()
     settings, app = ready(args)
