@@ -90,7 +90,10 @@ TARGETS = {
             "tests/tools/test_bash.py",
         ),
     ),
-    "settings": Target(("boris/settings.py",), ("tests/test_settings.py",)),
+    "settings": Target(
+        ("boris/settings.py", "boris/setting_values.py"),
+        ("tests/test_settings.py", "tests/early/test_settings.py"),
+    ),
 }
 
 # mutmut's exit codes (mutmut.stats.status_by_exit_code): 1 and 3 are kills, 0 a survivor.
