@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# Build Boris as self-contained zipapps (shiv) that run under any CPython 3.10-3.14.
+# Build Boris as self-contained zipapps (shiv) that run under any CPython 3.10-3.14, as
+# MCP Bundles for Claude Desktop, and as a wheel.
 #
-#   ./build_zipapp.sh                 dist/boris-<os>-<arch>.pyz for this machine
+#   ./build_zipapp.sh                 dist/boris-<os>-<arch>.pyz for this machine, and
+#                                     dist/boris-<os>-<arch>.mcpb, a bundle around it
 #   ./build_zipapp.sh <os>-<arch>     dist/boris-<os>-<arch>.pyz for linux-x86_64,
 #                                     linux-aarch64, darwin-x86_64 or darwin-arm64
-#   ./build_zipapp.sh all             the four, dist/boris.pyz (all four in one file)
+#   ./build_zipapp.sh all             the four, dist/boris.pyz (all four in one file),
+#                                     dist/boris.mcpb (the bundle around boris.pyz)
 #                                     and dist/SHA256SUMS
+#
+# Each also writes Boris's wheel, dist/boris-<version>-py3-none-any.whl (its console
+# script `boris` runs the server). A bundle's manifest lists the tools its pyz serves, so
+# the pyz is started here once (scripts/build_bundle.py): bundles are made only of a pyz
+# this machine runs.
 #
 # A pyz carries the native extensions (pydantic-core, google-re2, ...) of its platform
 # once for each Python 3.10-3.14, and picks the set of the interpreter it runs under
@@ -40,13 +48,16 @@ case "${1:-}" in
     target=$(native_target)
     "$PYTHON" scripts/build_pyz.py "$target"
     check "dist/boris-$target.pyz" "$target"
+    "$PYTHON" scripts/build_bundle.py "dist/boris-$target.pyz" "dist/boris-$target.mcpb"
     ;;
   all)
     "$PYTHON" scripts/build_pyz.py --universal "${TARGETS[@]}"
     for target in "${TARGETS[@]}"; do check "dist/boris-$target.pyz" "$target"; done
     check dist/boris.pyz
-    files=(boris.pyz)
+    "$PYTHON" scripts/build_bundle.py dist/boris.pyz dist/boris.mcpb
+    files=(boris.pyz boris.mcpb)
     for target in "${TARGETS[@]}"; do files+=("boris-$target.pyz"); done
+    files+=("$(cd dist && ls boris-*-py3-none-any.whl)")
     (cd dist && sha256sum "${files[@]}" > SHA256SUMS)
     echo "wrote dist/SHA256SUMS"
     ;;

@@ -51,6 +51,24 @@ def mib(kib: float) -> str:
     return f"{kib / 1024:.1f} MiB"
 
 
+def print_memory(server: int, idle_rss: int, after: str) -> None:
+    """The server's VmRSS idle (``idle_rss``) and its VmHWM now, then its search workers'
+    (their memory is not in the server's), summed; ``after`` names what ran."""
+    server_hwm = memory_kib(server, "VmHWM")
+    workers = children(server)
+    print()
+    print(f"server: VmRSS idle {mib(idle_rss)}, VmHWM after the {after} {mib(server_hwm)}")
+    if workers:
+        rss = sum(memory_kib(pid, "VmRSS") for pid in workers)
+        hwm = sum(memory_kib(pid, "VmHWM") for pid in workers)
+        print(
+            f"search workers ({len(workers)} processes) after the {after}: "
+            f"VmRSS {mib(rss)}, VmHWM {mib(hwm)}, summed"
+        )
+    else:
+        print("search workers: none running")
+
+
 def load_average() -> str:
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} cores)"

@@ -32,13 +32,16 @@ class RawServer:
     performs the handshake. Use it in a ``with`` block (or call ``stop()``) so the
     server is ended whatever happens."""
 
-    def __init__(self, command: Sequence[str], env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, command: Sequence[str], env: dict[str, str] | None = None, cwd: str | None = None
+    ) -> None:
         self.proc = subprocess.Popen(
             list(command),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             env=env if env is not None else clean_env(),
+            cwd=cwd,  # another checkout's directory: ``-m boris`` imports its boris first
         )
         assert self.proc.stdin is not None
         assert self.proc.stdout is not None

@@ -55,7 +55,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from procs import children, exit_cleanly_on_sigterm, load_average, memory_kib, mib
+from procs import exit_cleanly_on_sigterm, load_average, memory_kib, print_memory
 from rawrpc import RawServer, boris_command
 
 #: The project's targets: a grep takes at most this many times ripgrep's time, and a
@@ -229,19 +229,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             ratio = ours / theirs
             target += "  ok" if ratio <= factor else "  MISSED"
             print(f"{search.label:<40}{ours:6.2f}s{theirs:6.2f}s{ratio:9.2f}x  {target}")
-        server_hwm = memory_kib(session.pid, "VmHWM")
-        workers = children(session.pid)
-        print()
-        print(f"server: VmRSS idle {mib(idle_rss)}, VmHWM after the searches {mib(server_hwm)}")
-        if workers:
-            rss = sum(memory_kib(pid, "VmRSS") for pid in workers)
-            hwm = sum(memory_kib(pid, "VmHWM") for pid in workers)
-            print(
-                f"search workers ({len(workers)} processes) after the searches: "
-                f"VmRSS {mib(rss)}, VmHWM {mib(hwm)}, summed"
-            )
-        else:
-            print("search workers: none running")
+        print_memory(session.pid, idle_rss, "searches")
     print(f"after: {load_average()}")
 
 

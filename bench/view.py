@@ -1,4 +1,6 @@
-"""view on a 10 MB, 200,000-line file: whole (first 2000 lines) and view_range [100000, 100050].
+"""view on a 10 MB, 200,000-line file: whole (first 2000 lines) and view_range [100000, 100050];
+and views that used to be unbounded: view_range [1, -1] on a file of ten million (empty)
+lines, and a notebook whose one cell has 4.9 million (empty) source lines.
 
 Spawns one Boris over STDIO, speaks raw JSON-RPC on the pipes (no client library in the
 measurement), and reports the median of --runs calls of each kind in that one session,
@@ -7,14 +9,19 @@ during the calls relative to the file size (Linux: VmRSS/VmHWM, peak reset throu
 /proc/<pid>/clear_refs).
 
 The project's targets are printed beside the figures: each median within 25 ms, peak
-growth at most 3x the file size. The temporary directory is removed at the end.
+growth at most 3x the file size. For the unbounded views, one call each on a fresh
+server: its time, the answer's size, the server's peak growth. ``--checkout DIR`` runs
+the server of another checkout (from DIR), to compare builds alternately in one window.
+The temporary directory is removed at the end.
 
-Usage: python bench/view.py [--runs N]
+Usage: python bench/view.py [--runs N] [--checkout DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import statistics
 import sys
 import tempfile
@@ -47,6 +54,7 @@ def timed(server: RawServer, arguments: dict[str, Any], runs: int) -> tuple[floa
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--checkout", help="run the server of this checkout")
     options = parser.parse_args()
     exit_cleanly_on_sigterm()
 
@@ -58,7 +66,7 @@ def main() -> None:
         (Path(workdir) / "tiny.txt").write_text("x\n")
         size = big.stat().st_size
 
-        with RawServer(boris_command(workdir)) as server:
+        with RawServer(boris_command(workdir), cwd=options.checkout) as server:
             server.initialize()
             pid = server.pid
             for arguments in ({"path": "tiny.txt"}, {"path": "big.txt"}):
@@ -99,6 +107,53 @@ def main() -> None:
         f"peak growth {growth / 2**20:.1f} MiB = {growth / size:.2f}x the file size "
         f"(target at most {TARGET_GROWTH}x)"
     )
+    unbounded(options.checkout)
+
+
+def unbounded(checkout: str | None) -> None:
+    """One call of each view that used to have no bound, on a fresh server each."""
+    notebook = {
+        "cells": [
+            {
+                "cell_type": "code",
+                "execution_count": None,
+                "id": "big",
+                "metadata": {},
+                "outputs": [],
+                "source": "\n" * 4_900_000,
+            }
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    cases: list[tuple[str, str, bytes, dict[str, Any]]] = [
+        (
+            "view_range [1, -1], 10,000,000 lines",
+            "lines.txt",
+            b"\n" * 10_000_000,
+            {"view_range": [1, -1]},
+        ),
+        ("notebook, one cell of 4,900,000 lines", "cell.ipynb", json.dumps(notebook).encode(), {}),
+    ]
+    for label, name, data, extra in cases:
+        with tempfile.TemporaryDirectory(prefix="boris-bench-view-") as workdir:
+            (Path(workdir) / name).write_bytes(data)
+            (Path(workdir) / "tiny.txt").write_text("x\n")
+            with RawServer(boris_command(workdir), cwd=checkout) as server:
+                server.initialize()
+                server.call("view", {"path": "tiny.txt"})
+                baseline = memory_kib(server.pid, "VmRSS")
+                with contextlib.suppress(OSError):
+                    Path(f"/proc/{server.pid}/clear_refs").write_text("5")
+                start = time.perf_counter()
+                text = server.call("view", {"path": name, **extra})
+                took = time.perf_counter() - start
+                growth = memory_kib(server.pid, "VmHWM") - baseline
+        print(
+            f"{label:40} {took:7.2f} s  answer {len(text) / 1e6:7.2f} M characters  "
+            f"peak growth {growth / 1024:6.1f} MiB"
+        )
 
 
 if __name__ == "__main__":

@@ -21,6 +21,12 @@ def main(
     """Serve as the command line and the environment say. ``before_loading`` is what must
     be done before the libraries can load: the first start of boris.pyz, running from the
     archive itself, unpacks them (scripts/pyz_start.py)."""
+    # First of all, before the token is read: commands the server runs as its own user
+    # must not read its memory, environment or descriptors (boris.prctl).
+    from boris.prctl import make_undumpable
+
+    make_undumpable()
+
     # Boris runs inside users' repositories: fastmcp must not pick up a .env of
     # the current directory, check for updates over the network, or print a banner.
     # Set before fastmcp is first imported, since it reads them at import time.
@@ -73,8 +79,11 @@ def ready(argv: Sequence[str]) -> tuple[Settings, FastMCP[Any]]:
     logs.configure(settings.log_level, settings.log_format)
 
     from boris.app import build_app
+    from boris.prctl import become_subreaper
     from boris.shell.process import detect_shell
 
+    # What commands detach stays below the server, to be ended and reaped (boris.prctl).
+    become_subreaper()
     shell = detect_shell()
     logging.getLogger("boris").info(
         "boris %s, shell %s, workdir %s", __version__, shell, settings.workdir

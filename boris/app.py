@@ -26,6 +26,7 @@ from boris.seams.fastmcp import FastMCPWithDictState
 from boris.session import Runtime, SessionStore
 from boris.settings import Settings
 from boris.shell.process import detect_shell
+from boris.shell.reaper import reaping
 from boris.tools import declaration
 
 
@@ -40,12 +41,13 @@ def build_app(settings: Settings, shell: str | None = None) -> FastMCP[Any]:
 
     @asynccontextmanager
     async def lifespan(server: FastMCP[Any]) -> AsyncIterator[dict[str, Any]]:
-        try:
-            yield {"sessions": sessions}
-        finally:
-            # Shielded: at shutdown this runs inside a cancelled scope.
-            with anyio.CancelScope(shield=True):
-                await sessions.close_all()
+        async with reaping():
+            try:
+                yield {"sessions": sessions}
+            finally:
+                # Shielded: at shutdown this runs inside a cancelled scope.
+                with anyio.CancelScope(shield=True):
+                    await sessions.close_all()
 
     mcp = FastMCPWithDictState(
         "boris",

@@ -19,11 +19,12 @@ import anyio
 
 from boris.files.access import FileAccess
 from boris.files.scope import PathScope
+from boris.prctl import is_subreaper
 from boris.seams.sdk import on_connection_close
 from boris.settings import Settings
 from boris.shell.command import Shell
 from boris.shell.environment import child_environment, for_commands
-from boris.shell.processes import KILL_GRACE
+from boris.shell.processes import KILL_GRACE, Descendants
 from boris.shell.tasks import Endable, TaskTable
 
 if TYPE_CHECKING:
@@ -68,21 +69,38 @@ class Session:
         default_factory=lambda: anyio.CapacityLimiter(SESSION_THREADS), repr=False
     )
 
-    async def blocking(self, work: Callable[[], T], stop: threading.Event | None = None) -> T:
+    async def blocking(
+        self, work: Callable[[], T], stop: threading.Event | None = None, *, settle: bool = False
+    ) -> T:
         """``work()`` in a worker thread, within this session's share of the threads
         (``SESSION_THREADS``).
 
         With ``stop``, a cancelled call (the client's cancel, the end of the session,
-        shutdown) sets it and returns at once: ``work`` looks at it and ends soon
-        after. Without, a cancelled call still waits for ``work`` to finish (an edit
-        is never left half done).
+        shutdown) sets it: ``work`` looks at it and ends soon after. The call then
+        returns at once, or, with ``settle``, once ``work`` has ended (a patch stopped
+        and undone, or finished: shutdown must not exit in the middle of it). Without
+        ``stop``, a cancelled call waits for ``work`` to finish (an edit is never left
+        half done).
         """
         async with self._threads:
+            if stop is None:
+                return await anyio.to_thread.run_sync(work)
+            ended = threading.Event()
+
+            def run() -> T:
+                try:
+                    return work()
+                finally:
+                    ended.set()
+
             try:
-                return await anyio.to_thread.run_sync(work, abandon_on_cancel=stop is not None)
+                return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
             except anyio.get_cancelled_exc_class():
-                if stop is not None:
-                    stop.set()
+                stop.set()
+                log.debug("session %s: a call was cancelled; its work is told to stop", self.id)
+                if settle:
+                    with anyio.CancelScope(shield=True):
+                        await anyio.to_thread.run_sync(ended.wait)
                 raise
 
     @property
@@ -177,11 +195,19 @@ class SessionStore:
             session.close()
 
     async def close_all(self) -> None:
-        """Close every session and wait (at most ``KILL_GRACE``) for their tasks to end."""
+        """Close every session and wait (at most ``KILL_GRACE``) for their tasks to end.
+
+        In a child subreaper, every process below the server outside its own session is
+        ended too: whatever a command detached, attributed to it or not, and whatever
+        sessions closed before (their end does not wait)."""
         with self._lock:
             sessions = list(self._sessions.values())
             self._sessions.clear()
-        tasks = [task for session in sessions for task in session.close()]
+        tasks: list[Endable] = [task for session in sessions for task in session.close()]
+        if is_subreaper():
+            rest = Descendants()
+            rest.terminate()
+            tasks.append(rest)
         deadline = time.monotonic() + KILL_GRACE
         while tasks and time.monotonic() < deadline:
             await anyio.sleep(0.05)

@@ -1,6 +1,6 @@
 """What the text of a flag or ``BORIS_*`` variable means, beyond its type: sizes, the
 view requirement, an env var's list, directories that must exist, deny patterns made
-absolute; and the flag and variable each setting is given by.
+absolute, the token a file holds; and the flag and variable each setting is given by.
 
 Plain functions, no pydantic: the settings' validators (boris.settings) call them, and so
 does the reading of the settings that answers a client before pydantic has loaded
@@ -19,7 +19,12 @@ _SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([KMG]?B)?", re.IGNORECASE)
 _SIZE_UNITS = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3}
 
 #: Repeatable flags are singular on the command line; their env vars are plural.
-_FLAG_NAMES = {"allow_dirs": "allow-dir", "deny_dirs": "deny-dir", "allow_origins": "allow-origin"}
+_FLAG_NAMES = {
+    "allow_dirs": "allow-dir",
+    "deny_dirs": "deny-dir",
+    "allow_origins": "allow-origin",
+    "allow_hosts": "allow-host",
+}
 
 
 def flag_of(field: str) -> str:
@@ -61,12 +66,34 @@ def parse_view_requirement(value: object) -> object:
 
 def env_list(value: object) -> object:
     """An env var's list, split on commas outside ``{…}``; flags arrive as lists (one item
-    per occurrence) and are kept whole."""
+    per value) and are kept whole."""
     if isinstance(value, str):
         from boris.patterns.glob_syntax import split_outside_braces
 
         return split_outside_braces(value)
     return value
+
+
+def read_token_file(path: str) -> str:
+    """The token in the file ``path``: its first line, whitespace stripped (a secret
+    mounted by Docker or Kubernetes often ends with a newline). ValueError, saying why,
+    if it cannot be read or holds no token."""
+    try:
+        with open(path, "rb") as file:
+            first = file.readline(_TOKEN_FILE_LIMIT)
+    except OSError as exc:
+        raise ValueError(f"cannot read --token-file {path}: {exc.strerror or exc}") from None
+    try:
+        token = first.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        raise ValueError(f"--token-file {path} is not UTF-8 text") from None
+    if not token:
+        raise ValueError(f"--token-file {path} is empty: its first line must hold the token")
+    return token
+
+
+#: Bytes of a token file's first line read at most: a token is a line, not a file's worth.
+_TOKEN_FILE_LIMIT = 4096
 
 
 def existing_directory(path: str, resolved: str) -> str:

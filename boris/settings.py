@@ -1,7 +1,10 @@
 """Every flag and ``BORIS_*`` environment variable, parsed and validated once at start-up.
 
-A flag beats its env var. A repeatable flag takes one value per occurrence and is
-never split; an env list is split on commas outside ``{…}``. The command line is
+A flag beats its env var. A repeatable flag takes any number of values per occurrence
+(``--allow-dir a b`` is ``--allow-dir a --allow-dir b``) and never splits one; an
+occurrence with no value adds nothing (and leaves the env var in force), so a client that
+expands a list it was given into arguments after the flag may hand it an empty one. An env
+list is split on commas outside ``{…}``. The command line is
 parsed by a plain argparse parser generated from the fields below, because
 pydantic-settings' own CLI source splits and JSON-decodes list values
 (``**/*.{pem,key}`` would become two patterns).
@@ -12,10 +15,12 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import os
+import re
 import secrets
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, NoReturn
+from urllib.parse import urlsplit
 
 from pydantic import (
     BeforeValidator,
@@ -36,6 +41,7 @@ from boris.setting_values import (
     flag_of,
     parse_size,
     parse_view_requirement,
+    read_token_file,
     workdir_of,
 )
 from boris.toolset import valid_disable_names
@@ -72,12 +78,23 @@ class Settings(BaseSettings):
         EnvList, Field(description="glob patterns the file tools may not touch (repeatable)")
     ] = []
     token: Annotated[str | None, Field(description="bearer token required on /mcp")] = None
+    token_file: Annotated[
+        str | None,
+        Field(description="read the bearer token from this file's first line (not shown by ps)"),
+    ] = None
     allow_origins: Annotated[
         EnvList, Field(description="extra browser origins allowed without a token (repeatable)")
+    ] = []
+    allow_hosts: Annotated[
+        EnvList,
+        Field(description="extra Host names /mcp answers without a token (repeatable)"),
     ] = []
     session_idle_timeout: Annotated[
         float, Field(gt=0, description="seconds an idle HTTP session is kept")
     ] = 600
+    max_sessions: Annotated[
+        int, Field(ge=1, description="open HTTP sessions at most; initialize beyond: 503")
+    ] = 256
     generate_token: Annotated[
         bool, Field(description="generate a random token and print it to stderr")
     ] = False
@@ -130,6 +147,17 @@ class Settings(BaseSettings):
     def _valid_patterns(cls, value: list[str], info: ValidationInfo) -> list[str]:
         return deny_patterns_of(value, info.data.get("workdir", os.getcwd()))
 
+    @field_validator("allow_hosts", mode="after")
+    @classmethod
+    def _valid_hosts(cls, value: list[str]) -> list[str]:
+        for host in value:
+            if host_and_port(host) is None:
+                raise ValueError(
+                    f"invalid host {host!r}: give a name or an address, with or without "
+                    "a port (boris.example, boris.example:8080, [fd00::1]:8080)"
+                )
+        return value
+
     @field_validator("token", mode="after")
     @classmethod
     def _non_empty_token(cls, value: str | None) -> str | None:
@@ -141,6 +169,11 @@ class Settings(BaseSettings):
     def _consistent(self) -> Settings:
         if self.token is not None and self.generate_token:
             raise ValueError("--token and --generate-token are mutually exclusive; use one")
+        if self.token_file is not None:
+            if self.token is not None or self.generate_token:
+                other = "--token" if self.token is not None else "--generate-token"
+                raise ValueError(f"--token-file and {other} are mutually exclusive; use one")
+            self.token = read_token_file(self.token_file)
         valid = valid_disable_names(self.anthropic_compat)
         unknown = [name for name in self.disable_tools if name not in valid]
         if unknown:
@@ -174,6 +207,32 @@ class Settings(BaseSettings):
         return self.timeout * 1000
 
 
+def host_and_port(value: str) -> tuple[str, int | None] | None:
+    """The name (lower case, an IPv6 address without brackets) and the port of a
+    ``Host`` header, an ``--allow-host`` value or a ``--host``; None if it is not one."""
+    text = value.strip()
+    if text.count(":") > 1 and not text.startswith("["):
+        text = f"[{text}]"  # an IPv6 address alone, as --host takes it
+    try:
+        parts = urlsplit("//" + text)
+        name, port = parts.hostname, parts.port
+    except ValueError:
+        return None
+    if not name or parts.path or parts.query or parts.fragment or parts.username is not None:
+        return None
+    name = name.removesuffix(".")
+    if not _HOST_NAME.fullmatch(name):
+        try:
+            ipaddress.ip_address(name)
+        except ValueError:
+            return None
+    return name, port
+
+
+# A host name as a Host header carries it (IDNs in their ASCII form).
+_HOST_NAME = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*")
+
+
 def is_loopback_host(host: str) -> bool:
     """Whether binding ``host`` serves this machine only: ``localhost`` or a loopback
     address (127.0.0.0/8, ::1). Any other name may resolve to anything."""
@@ -201,10 +260,13 @@ _HELP_GROUPS: dict[str, dict[str, str]] = {
         "host": "HOST",
         "port": "PORT",
         "token": "TOKEN",
+        "token_file": "FILE",
         "generate_token": "{true,false}",
         "allow_unauthenticated": "{true,false}",
         "allow_origins": "ORIGIN",
+        "allow_hosts": "HOST",
         "session_idle_timeout": "SECONDS",
+        "max_sessions": "COUNT",
     },
     "tools": {
         "timeout": "SECONDS",
@@ -242,8 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="boris",
         description="An MCP server that gives any AI agent the tools of a coding agent.",
-        epilog="A flag beats its env var. A repeatable flag takes one value per occurrence; "
-        "its env var is a comma-separated list (commas inside {...} do not split).",
+        epilog="A flag beats its env var. A repeatable flag takes one or more values per "
+        "occurrence; its env var is a comma-separated list (commas inside {...} do not split).",
         allow_abbrev=False,
         argument_default=argparse.SUPPRESS,
     )
@@ -263,8 +325,9 @@ def build_parser() -> argparse.ArgumentParser:
                 )  # fmt: skip
             elif info.annotation == list[str]:
                 group.add_argument(
-                    flag_of(name), dest=name, action="append", metavar=metavar, help=help_text
-                )
+                    flag_of(name), dest=name, action="extend", nargs="*", metavar=metavar,
+                    help=help_text,
+                )  # fmt: skip
             else:
                 group.add_argument(flag_of(name), dest=name, metavar=metavar, help=help_text)
     return parser
@@ -289,6 +352,8 @@ def _describe(error: Mapping[str, Any]) -> str:
 def load_settings(argv: Sequence[str] | None = None) -> Settings:
     """Parse flags (``argv``, default ``sys.argv[1:]``) over env vars; exit 2 on any error."""
     given = vars(build_parser().parse_args(argv))
+    # A repeatable flag given only without values was not given.
+    given = {name: value for name, value in given.items() if value != []}
     try:
         return Settings(**given)
     except ValidationError as exc:

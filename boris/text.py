@@ -54,3 +54,30 @@ def lines_within(lines: Sequence[str], limit: int = LIMIT) -> int:
         if size > limit:
             return count
     return len(lines)
+
+
+def paged(lines: Sequence[str], total: int | None, head_limit: int, offset: int, unit: str) -> str:
+    """A page of a listing whose entries from ``offset`` on are ``lines`` (more than
+    the page may be given; ``total`` is how many entries there are in all, None when
+    unknown): the first ``head_limit`` of them (all for 0), cut at ``LIMIT`` characters
+    if need be, at an entry, with a last line that says what was left out and the
+    offset to go on from. ``unit`` names an entry: "line", "file". An entry may span
+    lines."""
+    lines = lines[:head_limit] if head_limit else lines
+    fit = lines_within(lines)
+    if fit == len(lines):
+        return "\n".join(lines)
+    first = offset + 1
+    of = f" of {total}" if total is not None else ""
+    if fit == 0:  # a single entry longer than the limit: show its beginning
+        text = lines[0][:LIMIT]
+        shown = f"{unit} {first}{of}, cut to its first {LIMIT} of {len(lines[0])} characters"
+        fit = 1
+    else:
+        text = "\n".join(lines[:fit])
+        shown = f"{unit}s {first}-{offset + fit}{of}"
+    more = "" if of else "; more follow"
+    return (
+        f"{text}\n\n[Truncated at {LIMIT} characters: showing {shown}{more}. "
+        f"To see more, call again with offset: {offset + fit}.]"
+    )

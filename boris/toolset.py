@@ -52,6 +52,7 @@ TOOLS = (
     Listed("notebook_edit"),
     Listed("grep"),
     Listed("glob"),
+    Listed("symbols"),
 )
 
 

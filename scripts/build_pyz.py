@@ -3,7 +3,8 @@
 Usage: python3 scripts/build_pyz.py [--universal] [--python 3.X ...] <os>-<arch> ...
 
 Writes dist/boris-<os>-<arch>.pyz for each target (linux-x86_64, linux-aarch64,
-darwin-x86_64, darwin-arm64) and, with --universal, dist/boris.pyz for all of them.
+darwin-x86_64, darwin-arm64) and, with --universal, dist/boris.pyz for all of them; and
+the wheel of Boris they carry, dist/boris-<version>-py3-none-any.whl.
 
 For each target and each Python, uv installs Boris's wheel and binary wheels of its
 dependencies for that target into a directory of its own (it refuses, loudly, when a
@@ -121,6 +122,18 @@ def boris_wheel() -> Path:
     )  # fmt: skip
     (wheel,) = wheels.glob("boris-*.whl")
     return wheel
+
+
+def publish_wheel(wheel: Path) -> None:
+    """The wheel into dist/, in place of any earlier one (``uvx --from dist/boris-*.whl``
+    takes one file)."""
+    DIST.mkdir(parents=True, exist_ok=True)
+    for old in DIST.glob("boris-*.whl"):
+        old.unlink()
+    partial = DIST / (wheel.name + ".part")
+    shutil.copyfile(wheel, partial)
+    partial.replace(DIST / wheel.name)
+    print(f"built {(DIST / wheel.name).relative_to(REPO)}")
 
 
 def install(wheel: Path, combo: Combo) -> Path:
@@ -365,6 +378,7 @@ def main() -> None:
     args = parser.parse_args()
     pythons = args.pythons or list(PYTHONS)
     wheel = boris_wheel()
+    publish_wheel(wheel)
     combos = [(t, p) for t in args.targets for p in pythons]
     with ThreadPoolExecutor(max_workers=4) as pool:
         sites = dict(zip(combos, pool.map(lambda c: install(wheel, c), combos), strict=True))

@@ -10,6 +10,7 @@ from fastmcp import Client
 from hypothesis import HealthCheck, settings
 
 from boris import logs
+from tests.support.builds import Built, build_once, run_directory
 from tests.support.files import case_dir
 from tests.support.inprocess import app_client
 
@@ -71,3 +72,24 @@ async def client(root: Path) -> AsyncIterator[Client[Any]]:
 def case(root: Path, request: pytest.FixtureRequest) -> Path:
     """A fresh directory under the module's server root, named after the test."""
     return case_dir(root, request)
+
+
+# --- what build_zipapp.sh writes --------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    """dist/'s pyz, bundle and wheel for this machine, built once per run (the run's
+    workers share the build: tests/support/builds.py)."""
+    return build_once(run_directory(tmp_path_factory.getbasetemp()))
+
+
+#: A test that needs the build may wait for it (several minutes with a cold package cache),
+#: on its own worker or another's.
+BUILD_TIMEOUT = 900
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "built" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.timeout(BUILD_TIMEOUT))

@@ -34,10 +34,11 @@ LAYERS = [
             "boris.logs",
             "boris.arguments",
             "boris.stop",
+            "boris.prctl",
         ],
     ),
     ("patterns", ["boris.patterns"]),
-    ("domain", ["boris.files", "boris.search", "boris.shell"]),
+    ("domain", ["boris.files", "boris.search", "boris.shell", "boris.structure"]),
     ("settings", ["boris.settings", "boris.setting_values"]),
     ("seams", ["boris.seams"]),
     ("session", ["boris.session"]),
@@ -192,11 +193,26 @@ def test_the_file_tools_use_nothing_of_search() -> None:
     assert importers == set()
 
 
+def test_files_and_search_use_nothing_of_structure() -> None:
+    """Code structure (boris.structure) uses the search and the file tools' domain; they
+    never use it: view's symbol is put together by the tool (boris.tools.view)."""
+    importers = {
+        module
+        for module, imported in import_graph().items()
+        if unit_of(module) in ("boris.files", "boris.search")
+        and any(unit_of(m) == "boris.structure" for m in imported)
+    }
+    assert importers == set()
+
+
 #: Imports that must not be made although the layers allow them: each tool's engine
-#: keeps to itself (what grep and glob share lives in a module both import).
+#: keeps to itself (what grep and glob share lives in a module both import; what grep
+#: and symbols share, in boris.search.selection and boris.search.pool).
 SIDEWAYS = [
     ("boris.search.glob", "boris.search.grep"),
     ("boris.search.grep", "boris.search.glob"),
+    ("boris.structure.symbols", "boris.search.grep"),
+    ("boris.structure.task", "boris.search.grep"),
 ]
 
 
@@ -210,7 +226,8 @@ def test_the_domain_loads_nothing_of_mcp() -> None:
     domain = [
         m
         for m in modules()
-        if m.split(".")[:2] in (["boris", p] for p in ("files", "patterns", "search", "shell"))
+        if m.split(".")[:2]
+        in (["boris", p] for p in ("files", "patterns", "search", "shell", "structure"))
     ]
     loaded = loaded_after(*domain)
     assert set(domain) <= loaded
@@ -235,10 +252,11 @@ def test_the_early_answers_load_no_library() -> None:
 
 
 def test_grep_workers_load_only_the_per_file_search() -> None:
-    """A worker process (boris.search.pool) imports the per-file search (reading a file,
-    matching it, its content lines), the pattern matcher, what it needs of the file
-    sniffing and the stop check, and nothing else of Boris."""
-    loaded = loaded_after("boris.search.pool")
+    """A worker process (boris.search.pool) imports, once a grep task (a FileTask) comes,
+    the per-file search (reading a file, matching it, its content lines), the pattern
+    matcher, what it needs of the file sniffing and the stop check, and nothing else
+    of Boris."""
+    loaded = loaded_after("boris.search.pool", "boris.search.file_search")
     ours = {m for m in loaded if m == "boris" or m.startswith("boris.")}
     assert ours == {
         "boris",
@@ -255,6 +273,37 @@ def test_grep_workers_load_only_the_per_file_search() -> None:
         "boris.search.file_text",
         "boris.search.pool",
     }
+
+
+def test_a_worker_loads_nothing_before_a_task_comes() -> None:
+    """The pool alone loads nothing of either kind of task: a worker loads grep's
+    per-file search or the structure's when a task of that kind first arrives."""
+    loaded = loaded_after("boris.search.pool")
+    ours = {m for m in loaded if m == "boris" or m.startswith("boris.")}
+    assert ours == {"boris", "boris.stop", "boris.search", "boris.search.pool"}
+    assert "tree_sitter" not in loaded
+
+
+def test_structure_workers_load_the_per_file_parse_and_no_more() -> None:
+    """A structure task (boris.structure.task) loads, besides what a grep task loads,
+    the reading of a file's source, its definitions and references, the language
+    table and the grammars' loader; not the walk, the selection or the server.
+    tree-sitter itself is imported only when a file is parsed."""
+    loaded = loaded_after("boris.search.pool", "boris.structure.task")
+    ours = {m for m in loaded if m == "boris" or m.startswith("boris.")}
+    grep_worker = loaded_after("boris.search.pool", "boris.search.file_search")
+    assert ours - grep_worker == {
+        "boris.text",
+        "boris.structure",
+        "boris.structure.definitions",
+        "boris.structure.grammars",
+        "boris.structure.languages",
+        "boris.structure.notebook_cells",
+        "boris.structure.references",
+        "boris.structure.source",
+        "boris.structure.task",
+    }
+    assert "tree_sitter" not in loaded
 
 
 def test_the_message_layer_knows_nothing_of_the_app() -> None:

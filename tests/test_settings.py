@@ -35,6 +35,33 @@ def test_repeatable_flags_are_never_split(clean_env: pytest.MonkeyPatch) -> None
     assert settings.allow_origins == ["http://x"]
 
 
+def test_repeatable_flags_take_several_values_per_occurrence(
+    clean_env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``--allow-dir a b`` is ``--allow-dir a --allow-dir b``: a client that expands a list
+    into arguments after one flag (an MCP bundle's ``multiple`` setting) gets them all."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    dirs = [str(tmp_path / "a"), str(tmp_path / "b")]
+    flags = ["--allow-dir", *dirs, "--deny-dir", "x", "--deny-dir", "y", "z"]
+    flags += ["--disable-tools", "grep", "glob", "--transport", "stdio"]
+    settings = load_settings(flags)
+    assert settings.allow_dirs == dirs
+    assert settings.deny_dirs == ["x", "y", "z"]
+    assert settings.disable_tools == ["grep", "glob"]
+    assert settings.transport == "stdio"
+
+
+def test_a_repeatable_flag_without_values_adds_nothing(clean_env: pytest.MonkeyPatch) -> None:
+    """An empty list expanded after the flag: nothing is added, and the env var (which the
+    flag would otherwise beat) stays in force."""
+    assert load_settings(["--allow-dir", "--deny-dir"]).allow_dirs == []
+    clean_env.setenv("BORIS_DENY_DIRS", "**/.env")
+    settings = load_settings(["--deny-dir", "--allow-dir", "--transport", "stdio"])
+    assert (settings.deny_dirs, settings.allow_dirs) == (["**/.env"], [])
+    assert settings.transport == "stdio"
+
+
 def test_env_lists_split_on_commas_outside_braces(clean_env: pytest.MonkeyPatch) -> None:
     # ★ a comma inside {…} does not split an env list
     clean_env.setenv("BORIS_DENY_DIRS", "**/*.{pem,key},**/.env, **/secrets/** ")
@@ -55,13 +82,15 @@ def test_env_lists_split_on_commas_outside_braces(clean_env: pytest.MonkeyPatch)
         (["--anthropic-compat", "--disable-tools", "apply_patch"], ["apply_patch"]),
         (["--disable-tools", "notebook_edit"], ["notebook_edit"]),
         (["--anthropic-compat", "--disable-tools", "notebook_edit"], ["notebook_edit"]),
+        (["--disable-tools", "symbols"], ["symbols"]),
+        (["--anthropic-compat", "--disable-tools", "symbols"], ["symbols"]),
     ],
 )
 def test_disable_tools_knows_the_task_and_multi_edit_tools(
     clean_env: pytest.MonkeyPatch, flags: list[str], disabled: list[str]
 ) -> None:
-    """task_stop, multi_edit, apply_patch and notebook_edit are valid --disable-tools names in
-    both modes (multi_edit is not served with --anthropic-compat, where naming it changes
+    """task_stop, multi_edit, apply_patch, notebook_edit and symbols are valid --disable-tools
+    names in both modes (multi_edit is not served with --anthropic-compat, where naming it changes
     nothing)."""
     assert load_settings(flags).disable_tools == disabled
 
@@ -170,7 +199,7 @@ def typed(value: object) -> tuple[type, object]:
 
 def test_the_table_has_a_row_for_every_setting() -> None:
     assert sorted(row.field for row in SETTINGS) == sorted(Settings.model_fields)
-    assert len({row.flag for row in SETTINGS}) == len({row.env for row in SETTINGS}) == 19
+    assert len({row.flag for row in SETTINGS}) == len({row.env for row in SETTINGS}) == 22
     for row in SETTINGS:
         # Otherwise the rows below could not tell where a value came from.
         assert row.env_parsed != row.default, row.field
@@ -187,6 +216,8 @@ def test_every_setting_by_flag_and_env_var(
     for name in ("a", "b", "a,b"):
         (tmp / name).mkdir()
     (tmp / "link-to-b").symlink_to(tmp / "b")
+    for name in ("flag", "env"):
+        (tmp / f"{name}.token").write_text(f"{name}-secret\n")
     clean_env.chdir(tmp)
 
     def parsed(argv: list[str]) -> tuple[type, object]:
@@ -265,11 +296,13 @@ def test_flags_are_not_abbreviated(
 #: --help, whitespace collapsed (argparse wraps lines to the terminal's width).
 HELP = (
     "usage: boris [-h] [--version] [--transport {stdio,http}] [--workdir DIR] [--host HOST] "
-    "[--port PORT] [--token TOKEN] [--generate-token [{true,false}]] "
-    "[--allow-unauthenticated [{true,false}]] [--allow-origin ORIGIN] "
-    "[--session-idle-timeout SECONDS] [--timeout SECONDS] [--background-task-timeout SECONDS] "
-    "[--allow-dir DIR] [--deny-dir PATTERN] [--max-file-size SIZE] "
-    "[--require-view-before-edit {auto,true,false}] [--disable-tools TOOL] "
+    "[--port PORT] [--token TOKEN] [--token-file FILE] [--generate-token [{true,false}]] "
+    "[--allow-unauthenticated [{true,false}]] [--allow-origin [ORIGIN ...]] "
+    "[--allow-host [HOST ...]] "
+    "[--session-idle-timeout SECONDS] [--max-sessions COUNT] [--timeout SECONDS] "
+    "[--background-task-timeout SECONDS] "
+    "[--allow-dir [DIR ...]] [--deny-dir [PATTERN ...]] [--max-file-size SIZE] "
+    "[--require-view-before-edit {auto,true,false}] [--disable-tools [TOOL ...]] "
     "[--anthropic-compat [{true,false}]] [--log-level {debug,info,warn,error}] "
     "[--log-format {text,json}] "
     "An MCP server that gives any AI agent the tools of a coding agent. "
@@ -282,27 +315,33 @@ HELP = (
     "[env BORIS_HOST; default 127.0.0.1] "
     "--port PORT HTTP listen port [env BORIS_PORT; default 8080] "
     "--token TOKEN bearer token required on /mcp [env BORIS_TOKEN; default none] "
+    "--token-file FILE read the bearer token from this file's first line (not shown by ps) "
+    "[env BORIS_TOKEN_FILE; default none] "
     "--generate-token [{true,false}] generate a random token and print it to stderr "
     "[env BORIS_GENERATE_TOKEN; default false] "
     "--allow-unauthenticated [{true,false}] serve a non-loopback --host without a token, "
     "knowingly [env BORIS_ALLOW_UNAUTHENTICATED; default false] "
-    "--allow-origin ORIGIN extra browser origins allowed without a token (repeatable) "
+    "--allow-origin [ORIGIN ...] extra browser origins allowed without a token (repeatable) "
     "[env BORIS_ALLOW_ORIGINS; default none] "
+    "--allow-host [HOST ...] extra Host names /mcp answers without a token (repeatable) "
+    "[env BORIS_ALLOW_HOSTS; default none] "
     "--session-idle-timeout SECONDS seconds an idle HTTP session is kept "
     "[env BORIS_SESSION_IDLE_TIMEOUT; default 600] "
+    "--max-sessions COUNT open HTTP sessions at most; initialize beyond: 503 "
+    "[env BORIS_MAX_SESSIONS; default 256] "
     "tools: --timeout SECONDS default bash timeout in seconds (the tool takes ms) "
     "[env BORIS_TIMEOUT; default 120] "
     "--background-task-timeout SECONDS seconds before a background task is killed; 0 = never "
     "[env BORIS_BACKGROUND_TASK_TIMEOUT; default 0] "
-    "--allow-dir DIR directories the file tools may touch (repeatable) "
+    "--allow-dir [DIR ...] directories the file tools may touch (repeatable) "
     "[env BORIS_ALLOW_DIRS; default none] "
-    "--deny-dir PATTERN glob patterns the file tools may not touch (repeatable) "
+    "--deny-dir [PATTERN ...] glob patterns the file tools may not touch (repeatable) "
     "[env BORIS_DENY_DIRS; default none] "
     "--max-file-size SIZE largest file the file tools read or write (B, KB, MB, GB) "
     "[env BORIS_MAX_FILE_SIZE; default 10MB] "
     "--require-view-before-edit {auto,true,false} refuse edits of files not viewed first "
     "(auto: true) [env BORIS_REQUIRE_VIEW_BEFORE_EDIT; default auto] "
-    "--disable-tools TOOL tool names not to serve (repeatable) "
+    "--disable-tools [TOOL ...] tool names not to serve (repeatable) "
     "[env BORIS_DISABLE_TOOLS; default none] "
     "--anthropic-compat [{true,false}] serve one str_replace_editor instead of the file tools "
     "[env BORIS_ANTHROPIC_COMPAT; default false] "
@@ -310,8 +349,8 @@ HELP = (
     "[env BORIS_LOG_LEVEL; default info] "
     "--log-format {text,json} json: one object per line; always on stderr "
     "[env BORIS_LOG_FORMAT; default text] "
-    "A flag beats its env var. A repeatable flag takes one value per occurrence; its env var "
-    "is a comma-separated list (commas inside {...} do not split)."
+    "A flag beats its env var. A repeatable flag takes one or more values per occurrence; its "
+    "env var is a comma-separated list (commas inside {...} do not split)."
 )
 
 

@@ -297,7 +297,11 @@ def settings_section() -> dict[str, Json]:
     """Each setting's flags, how the command line takes them, its variable, its default and,
     for a choice, the choices: from boris.settings' own command line and fields."""
     parser = build_parser()
-    appending = type(argparse.ArgumentParser().add_argument("--x", action="append"))
+    example = argparse.ArgumentParser()
+    repeating = {
+        type(example.add_argument(f"--{action}", action=action)): action
+        for action in ("append", "extend")
+    }
     fields: dict[str, Json] = {}
     for action in parser._actions:  # argparse lists its actions nowhere else
         if action.dest not in Settings.model_fields:
@@ -305,7 +309,7 @@ def settings_section() -> dict[str, Json]:
         info = Settings.model_fields[action.dest]
         field: dict[str, Json] = {
             "flags": list(action.option_strings),
-            "append": isinstance(action, appending),
+            "repeat": repeating.get(type(action)),
             "nargs": action.nargs,
             "const": action.const,
             "env": f"boris_{action.dest}",

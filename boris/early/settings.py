@@ -30,6 +30,7 @@ from boris.setting_values import (
     env_list,
     parse_size,
     parse_view_requirement,
+    read_token_file,
     workdir_of,
 )
 from boris.toolset import valid_disable_names
@@ -52,6 +53,7 @@ class EarlySettings(NamedTuple):
     disable_tools: list[str]
     log_level: str
     log_format: str
+    token_file: str | None
 
     @property
     def timeout_ms(self) -> int:
@@ -100,16 +102,18 @@ def _from_command_line(
     parser = _Parser(add_help=False, allow_abbrev=False, argument_default=argparse.SUPPRESS)
     for name, field in fields.items():
         options: dict[str, Any] = {"dest": name}
-        if field["append"]:
-            options["action"] = "append"
+        if field["repeat"] is not None:
+            options["action"] = field["repeat"]
         if field["nargs"] is not None:
             options["nargs"] = field["nargs"]
             options["const"] = field["const"]
         parser.add_argument(*field["flags"], **options)
     try:
-        return vars(parser.parse_args(list(argv)))
+        given = vars(parser.parse_args(list(argv)))
     except _Unread:
         return None
+    # A repeatable flag given only without values was not given (as the settings read it).
+    return {name: value for name, value in given.items() if value != []}
 
 
 def _from_environment(
@@ -208,6 +212,15 @@ def _switch(value: Any, read: Mapping[str, Any], field: Mapping[str, Any]) -> bo
     raise ValueError(value)
 
 
+def _token_file(value: Any, read: Mapping[str, Any], field: Mapping[str, Any]) -> str | None:
+    # The token is no part of a STDIO answer, but a file that holds none is refused as
+    # the settings refuse it (by them: no early answer then); the token is not kept.
+    if value is None:
+        return None
+    read_token_file(_text(value))
+    return str(value)
+
+
 def _tool_names(value: Any, read: Mapping[str, Any], field: Mapping[str, Any]) -> list[str]:
     names = _listed(value) if value else []
     valid = valid_disable_names(read["anthropic_compat"])
@@ -236,4 +249,5 @@ _READERS: dict[str, Reader] = {
     "disable_tools": _tool_names,
     "log_level": _choice,
     "log_format": _choice,
+    "token_file": _token_file,
 }

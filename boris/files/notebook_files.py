@@ -45,6 +45,8 @@ _KEY_ORDER = ("id", "cell_type", "metadata", "execution_count", "source", "outpu
 _ESCAPED_NON_ASCII = re.compile(r"(?<!\\)(?:\\\\)*\\u(?:00[89a-fA-F]|0[1-9a-fA-F]|[1-9a-fA-F])")
 #: The longest decimal ``cell`` taken as a number (int() refuses very long ones).
 _MAX_DIGITS = 18
+#: A lone UTF-16 surrogate: JSON may hold one as an escape, UTF-8 text cannot hold one.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def edit_notebook(
@@ -244,7 +246,7 @@ def _count(cells: int) -> str:
 
 def _shown(number: int, cell: dict[str, Any]) -> str:
     """The edited cell as view shows it."""
-    return "".join(line + "\n" for line in cell_view(number, cell))
+    return cell_view(number, cell)
 
 
 def _check(
@@ -401,6 +403,10 @@ def _dump(cell: dict[str, Any], style: _Style) -> str:
     )
     if style.indent is not None:
         text = text.replace("\n", style.newline + style.base)
+    if not style.ensure_ascii:
+        # A string of the cell (its metadata, an output) may hold a lone surrogate, read
+        # from a \\u escape: it stays one, as UTF-8 cannot carry it.
+        text = _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
     return text
 
 

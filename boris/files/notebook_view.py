@@ -18,6 +18,12 @@ The text, line by line (README, "Notebooks"):
 
 Source lines start with a number and a tab, output lines with ``|``, every other line
 with ``[``: no line can be taken for another kind.
+
+One answer holds at most ``MAX_VIEW_LINES`` lines after its first, with ``view_range`` or
+without: cells are shown whole while they fit, and the first cell shown is cut inside
+when it alone does not fit, with a last line naming the cell and the line (or output)
+it goes on from. A cell's lines are made one at a time and only as far as they are
+shown: a cell of millions of lines costs the lines shown.
 """
 
 from __future__ import annotations
@@ -86,7 +92,8 @@ class _Images:
 
 def render(notebook: Notebook, cell_range: tuple[int, int] | None, resolved: str) -> NotebookView:
     """The view of ``notebook``: its cells ``cell_range`` (1-based, inclusive; the end
-    clamped), else all of them up to about MAX_VIEW_LINES lines, cut at a cell."""
+    clamped), else all of them, up to MAX_VIEW_LINES lines: cut after a whole cell, or
+    inside the first cell shown when it alone is longer."""
     cells = notebook.cells
     total = len(cells)
     first, last = (1, total) if cell_range is None else cell_range
@@ -98,14 +105,22 @@ def render(notebook: Notebook, cell_range: tuple[int, int] | None, resolved: str
     images = _Images()
     lines: list[str] = []
     shown = first - 1
+    inside = ""  # where the first cell was cut, if it was
     for number in range(first, last + 1):
         attached = len(images.attached)
-        cell_lines = cell_view(number, cells[number - 1], images)
-        if cell_range is None and lines and len(lines) + len(cell_lines) > MAX_VIEW_LINES:
-            del images.attached[attached:]  # the cell is not shown, nor are its images
-            break
+        room = MAX_VIEW_LINES - len(lines)
+        cell = CellLines(number, cells[number - 1], images)
+        cell_lines = cell.lines(room + 1)
+        if len(cell_lines) > room:
+            del images.attached[attached:]  # the cell is not shown whole, nor its images
+            if lines:
+                break
+            cell_lines = cell.lines(room)  # the first cell alone is too long: cut inside
+            inside = cell.going_on()
         lines += cell_lines
         shown = number
+        if inside:
+            break
     head = f"[notebook] {total} {'cell' if total == 1 else 'cells'}"
     if cell_range is not None:
         shown_range = f"cells {first} to {last}" if first < last else f"cell {first}"
@@ -115,7 +130,13 @@ def render(notebook: Notebook, cell_range: tuple[int, int] | None, resolved: str
     if language:
         head += f", {language}"
     text = head + "\n" + "".join(line + "\n" for line in lines)
-    if shown < last:
+    rest = f"cells {shown + 1} to {last}" if shown + 1 < last else f"cell {last}"
+    if inside:
+        text += f"[Truncated: cell {shown} {inside}."
+        if shown < last:
+            text += f" Use view_range [{shown + 1}, {last}] to see {rest}."
+        text += "]\n"
+    elif shown < last:
         text += (
             f"[Truncated: cells {shown + 1} to {last} not shown. Use view_range "
             f"[{shown + 1}, {last}] to see them.]\n"
@@ -123,25 +144,83 @@ def render(notebook: Notebook, cell_range: tuple[int, int] | None, resolved: str
     return NotebookView(text, images.attached)
 
 
-def cell_view(number: int, cell: dict[str, Any], images: _Images | None = None) -> list[str]:
+def cell_view(number: int, cell: dict[str, Any]) -> str:
+    """A cell as view shows it (without images), at most MAX_VIEW_LINES lines and a
+    last line saying where it was cut, if it was."""
+    view = CellLines(number, cell, None)
+    cut = len(view.lines(MAX_VIEW_LINES + 1)) > MAX_VIEW_LINES
+    text = "".join(line + "\n" for line in view.lines(MAX_VIEW_LINES))
+    if cut:
+        text += f"[Truncated: cell {number} {view.going_on()}.]\n"
+    return text
+
+
+class CellLines:
     """A cell's lines: its header, its numbered source, its outputs (images into
-    ``images``; none attached without it)."""
-    kind = cell.get("cell_type")
-    header = f"[cell {number}] {kind}"
-    if "id" in cell:
-        header += f" id={cell['id']}"
-    if kind == "code":
-        count = cell.get("execution_count")
-        header += f" execution_count={'none' if count is None else count}"
-    source = source_text(cell)
-    numbered = source.encode("utf-8", "surrogatepass").split(b"\n") if source else []
-    if numbered and numbered[-1] == b"":
-        numbered.pop()  # a final newline ends the last line, as in a file
-    # Not splitlines(): a lone CR or a line separator is part of a line, as in view.
-    lines = [header, *format_lines(numbered, 1).split("\n")[:-1]]
-    for output in cell.get("outputs", []) if kind == "code" else []:
-        lines += _output(output, _Images() if images is None else images)
-    return lines
+    ``images``; none attached without it), made up to a number of lines at a time."""
+
+    def __init__(self, number: int, cell: dict[str, Any], images: _Images | None) -> None:
+        self._number = number
+        self._cell = cell
+        self._images = images
+        self._source = source_text(cell)
+        self._source_lines = self._source.count("\n") + (
+            1 if self._source and not self._source.endswith("\n") else 0
+        )
+        self._cut = 0  # the lines last made
+
+    def lines(self, most: int) -> list[str]:
+        """The cell's first ``most`` lines (or all of them)."""
+        cell = self._cell
+        kind = cell.get("cell_type")
+        header = f"[cell {self._number}] {kind}"
+        if "id" in cell:
+            header += f" id={cell['id']}"
+        if kind == "code":
+            count = cell.get("execution_count")
+            header += f" execution_count={'none' if count is None else count}"
+        made = [header][:most]
+        made += self._numbered(most - len(made))
+        if len(made) < most and kind == "code":
+            images = _Images() if self._images is None else self._images
+            for output in cell.get("outputs", []):
+                made += _output(output, images)
+                if len(made) >= most:
+                    break
+            del made[most:]
+        self._cut = len(made)
+        return made
+
+    def _numbered(self, most: int) -> list[str]:
+        """The source's first ``most`` lines in the view line format."""
+        if most <= 0 or not self._source:
+            return []
+        count = min(most, self._source_lines)
+        raw = []
+        at = 0
+        source = self._source
+        for _ in range(count):
+            newline = source.find("\n", at)
+            end = len(source) if newline < 0 else newline
+            # Not splitlines(): a lone CR or a line separator is part of a line, as in view.
+            raw.append(source[at:end].encode("utf-8", "surrogatepass"))
+            at = end + 1
+        return format_lines(raw, 1).split("\n")[:-1]
+
+    def going_on(self) -> str:
+        """Where the cell goes on after the lines last made: ``goes on from line N of
+        its M source lines`` or ``goes on from its output K of M``."""
+        shown_source = max(0, min(self._cut - 1, self._source_lines))
+        if shown_source < self._source_lines:
+            return f"goes on from line {shown_source + 1} of its {self._source_lines} source lines"
+        outputs = self._cell.get("outputs", [])
+        made = 1 + self._source_lines
+        images = _Images()
+        for index, output in enumerate(outputs):
+            made += len(_output(output, images))
+            if made > self._cut:
+                return f"goes on in its output {index + 1} of {len(outputs)}"
+        return "is shown whole"
 
 
 def _output(output: dict[str, Any], images: _Images) -> list[str]:

@@ -8,16 +8,26 @@ the other file tools check (it exists or must not, it is a regular file, it was
 viewed, its size, that it can be written) and read; the hunks are applied in memory
 (boris.files.patch_hunks) and the results' sizes checked.
 
-Then the writes, with the primitives of every edit (boris.files.writing). First the
-files to remove (deleted files, the old names of moved files) are renamed to hidden
-names beside them, which cannot run out of room and is undone by renaming them back;
-then the new contents (added files, updated files, the new names of moved files) are
-written, each atomically, in the patch's order; only once all of that succeeded are
-the files set aside removed for good. A step that fails undoes the steps before it,
-in reverse: files written are removed or given their old content back, files set
-aside get their names back; the error says what was restored. If a file turns out to
-have changed since it was read, everything done is undone and the whole patch is
-applied once more from the start, then given up with ``IO_ERROR``.
+Then the writes, with the primitives of every edit (boris.files.writing), in two
+stages. First every new content is made ready beside its file, in the patch's order:
+a synced temporary copy (or, for a file written in place, a synced backup of it), the
+directories a new file needs; nothing at any name the patch changes has changed yet,
+and a call cancelled meanwhile (the client's ``notifications/cancelled``, the end of
+the session, the server's shutdown) drops all of it, so nothing was changed. Then,
+no longer stopped by anything, the changes take effect: the files to remove (deleted
+files, the old names of files moved with changes) are renamed to hidden names beside
+them, which cannot run out of room and is undone by renaming them back; the contents
+made ready are renamed into place (or written in place), a file moved without changes
+is renamed to its new name, once; only once all of that succeeded are the files set
+aside removed for good. A step that fails undoes the steps before it, in reverse:
+files written are removed or given their old content back, files moved or set aside
+get their names back; the error says what was restored. If a file turns out to have
+changed since it was read, everything done is undone and the whole patch is applied
+once more from the start, then given up with ``IO_ERROR``.
+
+A moved file keeps its owner and group: moved without changes, it is the same file;
+with changes, its new copy is given them, or else loses its set-user-ID and
+set-group-ID bits, so no file gains privileges by passing through a patch.
 """
 
 from __future__ import annotations
@@ -47,7 +57,16 @@ from boris.files.place import (
     not_a_file,
     temporary_name,
 )
-from boris.files.writing import Changed, replace_existing, same_state, write_new
+from boris.files.writing import (
+    Changed,
+    Pending,
+    prepare_move,
+    prepare_new,
+    prepare_replace,
+    replace_existing,
+    same_state,
+)
+from boris.stop import Stop, check
 
 log = logging.getLogger("boris.files")
 
@@ -57,14 +76,23 @@ PATCH_SIZE_FACTOR = 4
 _TOOL = "apply_patch"
 
 
-def apply_patch(access: FileAccess, patch: str) -> str:
-    """Apply ``patch``; one line per file changed: ``A p``, ``M p``, ``M p -> q``, ``D p``."""
-    encode_argument("patch", patch)  # a lone surrogate is the caller's error
+def apply_patch(access: FileAccess, patch: str, stop: Stop | None = None) -> str:
+    """Apply ``patch``; one line per file changed: ``A p``, ``M p``, ``M p -> q``, ``D p``.
+
+    ``stop`` set (the call cancelled) ends it with :class:`~boris.stop.Stopped` at the
+    next look, before any file has changed, or not at all once the changes are taking
+    effect: a patch is applied whole or not at all.
+    """
+    size = len(encode_argument("patch", patch))  # a lone surrogate is the caller's error
+    try:
+        access.check_size(size, "the patch is")
+    except BorisError as error:
+        raise BorisError(error.code, f"{error.message}; split it into smaller patches") from None
     changes = parse(patch)
     changed = ""
     for _ in range(2):
         try:
-            return _apply(access, changes)
+            return _apply(access, changes, stop)
         except Changed as exc:
             changed = str(exc)
         except BorisError as error:
@@ -90,6 +118,8 @@ class _Plan:
     info: os.stat_result | None = None
     old: bytes = b""
     new: bytes | None = None
+    #: A move without changes within one file system: the file itself is renamed.
+    renamed: bool = False
 
     def summary(self) -> str:
         letter = {"add": "A", "delete": "D", "update": "M"}[self.change.action]
@@ -97,8 +127,13 @@ class _Plan:
             return f"M {self.place.path} -> {self.target.path}"
         return f"{letter} {self.place.path}"
 
+    @property
+    def removes(self) -> bool:
+        """The file at the section's path goes: deleted, or moved by a copy."""
+        return self.change.action == "delete" or (self.target is not None and not self.renamed)
 
-def _apply(access: FileAccess, changes: list[FileChange]) -> str:
+
+def _apply(access: FileAccess, changes: list[FileChange], stop: Stop | None) -> str:
     resolved = [
         (access.resolve(change.path), access.resolve(change.move_to) if change.move_to else None)
         for change in changes
@@ -111,12 +146,13 @@ def _apply(access: FileAccess, changes: list[FileChange]) -> str:
         budget = _Budget(access)
         plans = []
         for change in changes:
+            check(stop)
             place = stack.enter_context(locate(access.resolve, change.path))
             target = None
             if change.move_to is not None:
                 target = stack.enter_context(locate(access.resolve, change.move_to))
-            plans.append(_check(access, change, place, target, budget))
-        _write(plans)
+            plans.append(_check(access, change, place, target, budget, stop))
+        _write(plans, stop)
     for plan in plans:
         written = plan.target or (plan.place if plan.change.action != "delete" else None)
         if written is not None:
@@ -171,10 +207,11 @@ def _check(
     place: Place,
     target: Place | None,
     budget: _Budget,
+    stop: Stop | None,
 ) -> _Plan:
     plan = _Plan(change, place, target)
     if change.action == "add":
-        plan.new = b"".join(line.encode() + b"\n" for line in change.content)
+        plan.new = change.content.encode()
         _check_new(access, change.path, place, plan.new, "Add File")
         budget.take(len(plan.new))
         return plan
@@ -184,14 +221,22 @@ def _check(
         return plan
     plan.old, plan.info = read_for_edit(access, place, _TOOL)
     budget.take(len(plan.old))
-    plan.new = apply_hunks(plan.old, change.hunks, place.path)
+    plan.new = apply_hunks(plan.old, change.hunks, place.path, stop)
     access.check_size(len(plan.new), f"{place.path} would be")
     budget.take(len(plan.new))
     if target is not None:
         assert change.move_to is not None
         _check_new(access, change.move_to, target, plan.new, "Move to")
+        plan.renamed = plan.new == plan.old and _same_device(place, target)
     _require_writable(place, file=target is None)
     return plan
+
+
+def _same_device(place: Place, target: Place) -> bool:
+    try:
+        return os.fstat(place.directory).st_dev == os.fstat(target.directory).st_dev
+    except OSError:
+        return False
 
 
 def _existing(access: FileAccess, place: Place) -> os.stat_result:
@@ -280,19 +325,66 @@ class _Done:
     removed: list[tuple[Place, str]] = field(default_factory=list)
 
 
-def _write(plans: list[_Plan]) -> None:
-    """Write every plan, or undo what was written and raise."""
-    done = _Done()
+def _write(plans: list[_Plan], stop: Stop | None) -> None:
+    """Make every new content ready, then write them all, or undo what was written and
+    raise."""
+    ready: list[tuple[_Plan, Pending]] = []
     try:
         for plan in plans:
-            if plan.change.action == "delete" or plan.target is not None:
-                _set_aside(plan, done)
+            check(stop)  # nothing has changed yet: a cancelled call stops here
+            pending = _prepare(plan)
+            if pending is not None:
+                ready.append((plan, pending))
+        check(stop)
+    except BaseException as exc:
+        for _, pending in reversed(ready):
+            pending.discard()
+        if isinstance(exc, _StepFailed):
+            raise _failure(exc, [], []) from None
+        raise
+    _commit(plans, ready)
+
+
+def _prepare(plan: _Plan) -> Pending | None:
+    """What makes ``plan``'s new content ready: a synced copy, a backup, new directories."""
+    new = plan.new
+    if new is None:
+        return None
+    if plan.renamed:
+        assert plan.info is not None
+        assert plan.target is not None
+        with _step(plan.target.path):
+            return prepare_move(plan.place, plan.info, plan.target)
+    if plan.change.action == "add" or plan.target is not None:
+        place = plan.target or plan.place
+        mode = NEW_FILE_MODE if plan.info is None else stat.S_IMODE(plan.info.st_mode)
+        with _step(place.path):
+            return prepare_new(place, new, mode, owner_of=plan.info)
+    if new == plan.old:
+        return None
+    assert plan.info is not None
+    with _step(plan.place.path):
+        return prepare_replace(plan.place, plan.info, new)
+
+
+def _commit(plans: list[_Plan], ready: list[tuple[_Plan, Pending]]) -> None:
+    """Let every change take effect, in an order that can be undone."""
+    done = _Done()
+    left = list(ready)
+    try:
         for plan in plans:
-            _write_content(plan, done)
-    except _StepFailed as failed:
-        raise _failure(failed, *_undo(done)) from None
-    except BaseException:
-        _undo(done)
+            if plan.removes:
+                _set_aside(plan, done)
+        while left:
+            plan, pending = left[0]
+            _take_effect(plan, pending, done)
+            left.pop(0)
+    except BaseException as exc:
+        for _, pending in reversed(left):
+            pending.discard()
+        restored = _undo(done)
+        if isinstance(exc, _StepFailed):
+            raise _failure(exc, *restored) from None
         raise
     for place, hidden in done.removed:
         try:
@@ -302,6 +394,25 @@ def _write(plans: list[_Plan]) -> None:
         fsync_directory(place.directory)
 
 
+def _take_effect(plan: _Plan, pending: Pending, done: _Done) -> None:
+    if plan.renamed:
+        assert plan.target is not None
+        source, target = plan.place, plan.target
+        with _step(target.path, "move"):
+            pending.commit()
+        done.undo.append((source.path, lambda: _move_back(source, target)))
+    elif plan.change.action == "add" or plan.target is not None:
+        place = plan.target or plan.place
+        with _step(place.path):
+            pending.commit()
+        done.undo.append((place.path, lambda: _remove_new(place)))
+    else:
+        place, old = plan.place, plan.old
+        with _step(place.path):
+            pending.commit()
+        done.undo.append((place.path, lambda: _put_back(place, old)))
+
+
 class _StepFailed(Exception):
     """A write of one file failed: which, and why."""
 
@@ -309,24 +420,6 @@ class _StepFailed(Exception):
         super().__init__(path, reason)
         self.path = path
         self.reason = reason
-
-
-def _write_content(plan: _Plan, done: _Done) -> None:
-    new = plan.new
-    if new is None:
-        return
-    if plan.change.action == "add" or plan.target is not None:
-        place = plan.target or plan.place
-        mode = NEW_FILE_MODE if plan.info is None else stat.S_IMODE(plan.info.st_mode)
-        with _step(place.path):
-            write_new(place, new, mode)
-        done.undo.append((place.path, lambda: _remove_new(place)))
-    elif new != plan.old:
-        assert plan.info is not None
-        place, old = plan.place, plan.old
-        with _step(place.path):
-            replace_existing(place, plan.info, new)
-        done.undo.append((place.path, lambda: _put_back(place, old)))
 
 
 def _set_aside(plan: _Plan, done: _Done) -> None:
@@ -367,6 +460,13 @@ def _remove_new(place: Place) -> None:
     os.unlink(place.name, dir_fd=place.directory)
     place.remove_made()
     fsync_directory(place.directory)
+
+
+def _move_back(source: Place, target: Place) -> None:
+    os.rename(target.name, source.name, src_dir_fd=target.directory, dst_dir_fd=source.directory)
+    target.remove_made()
+    fsync_directory(source.directory)
+    fsync_directory(target.directory)
 
 
 def _put_back(place: Place, old: bytes) -> None:

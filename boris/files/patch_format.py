@@ -20,6 +20,14 @@ Codex, several ``@@`` lines in a row each narrow the search (Codex's instruction
 them), and an update that only moves a file needs no hunk. Anything else that does not
 fit is refused with ``PATCH_INVALID`` naming the line, nothing having been looked at on
 disk. Lines are numbered as in the argument, from 1.
+
+A patch may be as large as a file (``--max-file-size``), millions of lines: it is read
+without an object per line. Where the lines of an added file or the body of a hunk end
+is found with one search for the first line that cannot belong to it, and they are kept
+as one string, a slice of the patch; only header and ``@@`` lines are looked at one by
+one. (A regular expression repeated over the lines would do, but Python's engine keeps
+a backtracking point for each repetition: a gigabyte for a few million lines.) A patch holds at most
+``MAX_FILES`` sections and ``MAX_HUNKS`` hunks.
 """
 
 from __future__ import annotations
@@ -40,6 +48,8 @@ MOVE = "*** Move to: "
 END_OF_FILE = "*** End of File"
 #: The files one patch may change.
 MAX_FILES = 100
+#: The hunks one patch may hold, all files together.
+MAX_HUNKS = 10_000
 
 # The first line of a heredoc a patch may come wrapped in, as Codex accepts it.
 _HEREDOC_STARTS = frozenset({"<<EOF", "<<'EOF'", '<<"EOF"'})
@@ -47,6 +57,14 @@ _HEREDOC_STARTS = frozenset({"<<EOF", "<<'EOF'", '<<"EOF"'})
 _UNIFIED_RANGES = re.compile(r"-\d+(,\d+)? \+\d+(,\d+)? @@")
 # Characters of a patch line quoted in a message.
 _QUOTED = 80
+# The first line that ends a run of lines: of an added file (all "+…"), of a hunk (" …",
+# "-…", "+…" or empty), as its first character, or the newline before it.
+_NOT_ADDED = "+"
+_NOT_ADDED_AFTER = re.compile(r"\n[^+]")
+_HUNK_STARTS = " -+\n"
+_NOT_HUNK_AFTER = re.compile(r"\n[^ +\-\n]")
+# A character that is not whitespace (as str.strip() sees it).
+_NOT_BLANK = re.compile(r"\S")
 
 Kind = Literal[" ", "-", "+"]
 
@@ -59,15 +77,12 @@ class Hunk:
     line: int
     #: Texts of its ``@@`` lines, in order: each is looked for after the one before.
     anchors: tuple[str, ...]
-    #: Its lines: ``" "`` context, ``"-"`` removed, ``"+"`` added, with their text.
-    lines: tuple[tuple[Kind, str], ...]
+    #: Its lines as the patch gives them, each ending in ``"\n"``: ``" "`` and a context
+    #: line, ``"-"`` and a removed one, ``"+"`` and an added one; an empty line is an
+    #: empty context line.
+    body: str
     #: It ends in ``*** End of File``: its lines end the file.
     at_end: bool
-
-    @property
-    def old(self) -> list[str]:
-        """The lines the file has where the hunk applies: context and removed."""
-        return [text for kind, text in self.lines if kind != "+"]
 
 
 @dataclass(frozen=True)
@@ -78,8 +93,8 @@ class FileChange:
     path: str
     #: The patch line of its header.
     line: int
-    #: Add: the lines of the new file.
-    content: tuple[str, ...] = ()
+    #: Add: the text of the new file, each line ending in "\n".
+    content: str = ""
     #: Update: where the file moves, and the line that says so.
     move_to: str | None = None
     move_line: int = 0
@@ -99,197 +114,257 @@ def shown(text: str) -> str:
 
 def parse(text: str) -> list[FileChange]:
     """The changes a patch asks for, in its order; ``PATCH_INVALID`` if it is malformed."""
-    lines = [line.removesuffix("\r") for line in text.split("\n")]
-    first, last = _envelope(lines)
-    return _Reader(lines, last).sections(first + 1)
-
-
-def _envelope(lines: list[str]) -> tuple[int, int]:
-    """The indexes of the ``*** Begin Patch`` and ``*** End Patch`` lines."""
-    filled = [index for index, line in enumerate(lines) if line.strip()]
-    if not filled:
-        raise invalid(1, f"the patch is empty; it starts with {shown(BEGIN)}")
-    first, last = filled[0], filled[-1]
-    if (
-        lines[first].strip() in _HEREDOC_STARTS
-        and lines[last].strip().endswith("EOF")
-        and len(filled) >= 4
-    ):
-        # A heredoc's lines around the patch: the patch is what they enclose.
-        inner = [index for index in filled if first < index < last]
-        first, last = inner[0], inner[-1]
-    if lines[first].strip() != BEGIN:
-        raise invalid(
-            first + 1, f"the patch must start with {shown(BEGIN)}, not {shown(lines[first])}"
-        )
-    if last == first or lines[last].strip() != END:
-        raise invalid(last + 1, f"the patch must end with {shown(END)}, not {shown(lines[last])}")
-    return first, last
+    # A line's CR before its newline is not part of it (a patch may come with CRLF).
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").removesuffix("\r")
+    reader = _Reader(text)
+    return reader.sections()
 
 
 class _Reader:
-    """Reads the sections between the envelope's lines; ``end`` is the End Patch line."""
+    """Reads a patch's text from line to line, by offsets: ``at`` is where the current
+    line starts, ``number`` its number (from 1). ``_end`` is where the End Patch line
+    starts: nothing from there on is part of a section."""
 
-    def __init__(self, lines: list[str], end: int) -> None:
-        self._lines = lines
-        self._end = end
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self.at = 0
+        self.number = 1
+        self._hunks = 0
+        first = self._filled_after(0)
+        if first is None:
+            raise invalid(1, f"the patch is empty; it starts with {shown(BEGIN)}")
+        last = self._filled_before(len(text))
+        assert last is not None
+        if self._line(first).strip() in _HEREDOC_STARTS and self._line(last).strip().endswith(
+            "EOF"
+        ):
+            inner_first = self._filled_after(self._next(first))
+            inner_last = self._filled_before(last)
+            if inner_first is not None and inner_last is not None and inner_first < inner_last:
+                # A heredoc's lines around the patch: the patch is what they enclose.
+                first, last = inner_first, inner_last
+        if self._line(first).strip() != BEGIN:
+            raise invalid(
+                self._number_of(first),
+                f"the patch must start with {shown(BEGIN)}, not {shown(self._line(first))}",
+            )
+        if last == first or self._line(last).strip() != END:
+            raise invalid(
+                self._number_of(last),
+                f"the patch must end with {shown(END)}, not {shown(self._line(last))}",
+            )
+        self._end = last
+        self._end_number = self._number_of(last)
+        self._go(self._next(first))
 
-    def sections(self, index: int) -> list[FileChange]:
+    # --- moving through the text
+
+    def _line(self, at: int) -> str:
+        """The line starting at ``at``, without its newline."""
+        newline = self._text.find("\n", at)
+        return self._text[at:] if newline < 0 else self._text[at:newline]
+
+    def _next(self, at: int) -> int:
+        """Where the line after the one at ``at`` starts."""
+        newline = self._text.find("\n", at)
+        return len(self._text) if newline < 0 else newline + 1
+
+    def _filled_after(self, at: int) -> int | None:
+        """The start of the first line at or after ``at`` that is not blank."""
+        found = _NOT_BLANK.search(self._text, at)
+        if found is None:
+            return None
+        return self._text.rfind("\n", 0, found.start()) + 1
+
+    def _filled_before(self, at: int) -> int | None:
+        """The start of the last line before ``at`` (a line start) that is not blank."""
+        stripped = self._text[:at].rstrip()  # a copy only of what is before ``at``
+        if not stripped:
+            return None
+        return stripped.rfind("\n") + 1
+
+    def _number_of(self, at: int) -> int:
+        return self._text.count("\n", 0, at) + 1
+
+    def _go(self, at: int) -> None:
+        """Move to the line starting at ``at`` (at or after the current one)."""
+        self.number += self._text.count("\n", self.at, at)
+        self.at = at
+
+    @property
+    def _more(self) -> bool:
+        return self.at < self._end
+
+    @property
+    def _current(self) -> str:
+        return self._line(self.at)
+
+    def _run(self, starts: str, ends: re.Pattern[str]) -> str:
+        """The lines from here that each start with one of ``starts`` (an empty line
+        starts with its newline), up to the first line that ``ends`` finds (by its
+        newline before it); they are passed."""
+        text, at = self._text, self.at
+        if at >= self._end or text[at] not in starts:
+            return ""
+        found = ends.search(text, at, self._end)
+        end = self._end if found is None else found.start() + 1
+        self._go(end)
+        return text[at:end]
+
+    def _skip_blank_lines(self) -> None:
+        """Pass the lines from here that are blank (whitespace only)."""
+        found = _NOT_BLANK.search(self._text, self.at, self._end)
+        if found is not None:
+            self._go(self._text.rfind("\n", 0, found.start()) + 1)
+        else:
+            self._go(self._end)
+
+    # --- the sections
+
+    def sections(self) -> list[FileChange]:
         changes: list[FileChange] = []
         previous: FileChange | None = None
-        while index < self._end:
-            header = self._lines[index].strip()
+        while self._more:
+            header = self._current.strip()
             if header in (ADD.strip(), DELETE.strip(), UPDATE.strip()):
-                raise invalid(index + 1, f"{shown(header)} needs a path after it")
+                raise invalid(self.number, f"{shown(header)} needs a path after it")
             if len(changes) == MAX_FILES:
                 raise invalid(
-                    index + 1,
+                    self.number,
                     f"a patch changes at most {MAX_FILES} files; split it into several",
                 )
             if header.startswith(ADD):
-                change, index = self._add(index)
+                change = self._add()
             elif header.startswith(DELETE):
-                change = FileChange("delete", self._path(index, DELETE), index + 1)
-                index += 1
+                change = FileChange("delete", self._path(DELETE), self.number)
+                self._go(self._next(self.at))
             elif header.startswith(UPDATE):
-                change, index = self._update(index)
+                change = self._update()
             else:
-                raise self._misplaced(index, previous)
+                raise self._misplaced(previous)
             changes.append(change)
             previous = change
         if not changes:
             raise invalid(
-                self._end + 1,
+                self._end_number,
                 f"the patch changes no file: give at least one {shown(ADD + '<path>')}, "
                 f"{shown(UPDATE + '<path>')} or {shown(DELETE + '<path>')} section",
             )
         return changes
 
-    def _path(self, index: int, marker: str) -> str:
-        return self._lines[index].strip()[len(marker) :].strip()
+    def _path(self, marker: str) -> str:
+        return self._current.strip()[len(marker) :].strip()
 
-    def _add(self, index: int) -> tuple[FileChange, int]:
-        path = self._path(index, ADD)
-        content = []
-        following = index + 1
-        while following < self._end and self._lines[following].startswith("+"):
-            content.append(self._lines[following][1:])
-            following += 1
-        return FileChange("add", path, index + 1, content=tuple(content)), following
+    def _add(self) -> FileChange:
+        path, number = self._path(ADD), self.number
+        self._go(self._next(self.at))
+        added = self._run(_NOT_ADDED, _NOT_ADDED_AFTER)
+        # Each line without its "+": the newline before it goes, but for the first.
+        content = added[1:].replace("\n+", "\n")
+        return FileChange("add", path, number, content=content)
 
-    def _update(self, index: int) -> tuple[FileChange, int]:
-        path = self._path(index, UPDATE)
-        following = index + 1
+    def _update(self) -> FileChange:
+        path, number = self._path(UPDATE), self.number
+        self._go(self._next(self.at))
         move_to, move_line = None, 0
-        if following < self._end and self._lines[following].strip() == MOVE.strip():
-            raise invalid(following + 1, f"{shown(MOVE.strip())} needs a path after it")
-        if following < self._end and self._lines[following].strip().startswith(MOVE):
-            move_to, move_line = self._path(following, MOVE), following + 1
-            following += 1
+        if self._more and self._current.strip() == MOVE.strip():
+            raise invalid(self.number, f"{shown(MOVE.strip())} needs a path after it")
+        if self._more and self._current.strip().startswith(MOVE):
+            move_to, move_line = self._path(MOVE), self.number
+            self._go(self._next(self.at))
         hunks: list[Hunk] = []
-        while following < self._end:
-            line = self._lines[following]
-            if not line.strip():
-                following += 1  # a blank line between hunks
-                continue
-            if line.startswith("*"):
+        while self._more:
+            self._skip_blank_lines()  # blank lines between hunks
+            if not self._more or self._current.startswith("*"):
                 break  # the next section, or a marker out of place
-            hunk, following = self._hunk(following, first=not hunks)
-            hunks.append(hunk)
+            hunks.append(self._hunk(first=not hunks))
         if not hunks and move_to is None:
             raise invalid(
-                index + 1,
+                number,
                 f"{shown(UPDATE + path)} has no hunks: give its changes as '@@' hunks "
                 "of ' ' context, '-' removed and '+' added lines",
             )
-        change = FileChange(
-            "update", path, index + 1, move_to=move_to, move_line=move_line, hunks=tuple(hunks)
+        return FileChange(
+            "update", path, number, move_to=move_to, move_line=move_line, hunks=tuple(hunks)
         )
-        return change, following
 
-    def _hunk(self, index: int, first: bool) -> tuple[Hunk, int]:
-        start = index
+    def _hunk(self, first: bool) -> Hunk:
+        start = self.number
+        if self._hunks == MAX_HUNKS:
+            raise invalid(start, f"a patch holds at most {MAX_HUNKS} hunks; split it into several")
+        self._hunks += 1
         anchors: list[str] = []
-        while index < self._end and self._lines[index].startswith("@@"):
-            anchors.extend(_anchor(self._lines[index], index))
-            index += 1
-        if index == start and not first:
+        while self._more and self._current.startswith("@@"):
+            anchors.extend(_anchor(self._current, self.number))
+            self._go(self._next(self.at))
+        if self.number == start and not first:
             raise invalid(
-                index + 1,
-                f"expected '@@' to start the next hunk, got {shown(self._lines[index])}",
+                self.number, f"expected '@@' to start the next hunk, got {shown(self._current)}"
             )
-        body: list[tuple[Kind, str]] = []
+        body = self._run(_HUNK_STARTS, _NOT_HUNK_AFTER)
         at_end = False
-        while index < self._end:
-            line = self._lines[index]
+        if self._more:
+            line = self._current
             if line.rstrip() == END_OF_FILE:
                 if not body:
                     raise invalid(
-                        index + 1, f"{shown(END_OF_FILE)} must follow the lines of a hunk"
+                        self.number, f"{shown(END_OF_FILE)} must follow the lines of a hunk"
                     )
                 at_end = True
-                index += 1
-                break
-            if line.startswith(("@@", "*")):
-                break
-            if not line:
-                body.append((" ", ""))  # an empty context line without its space
-            elif line[0] in " -+":
-                kind: Kind = " " if line[0] == " " else "-" if line[0] == "-" else "+"
-                body.append((kind, line[1:]))
-            else:
+                self._go(self._next(self.at))
+            elif not line.startswith(("@@", "*")):
                 raise invalid(
-                    index + 1,
+                    self.number,
                     "each line of a hunk starts with ' ' (context), '-' (removed) or "
                     f"'+' (added); got {shown(line)}",
                 )
-            index += 1
         if not body:
-            raise invalid(start + 1, "this hunk has no lines")
-        return Hunk(start + 1, tuple(anchors), tuple(body), at_end), index
+            raise invalid(start, "this hunk has no lines")
+        return Hunk(start, tuple(anchors), body, at_end)
 
-    def _misplaced(self, index: int, previous: FileChange | None) -> BorisError:
+    def _misplaced(self, previous: FileChange | None) -> BorisError:
         """The error for a line where a section header belongs."""
-        line = self._lines[index]
+        line, number = self._current, self.number
         header = line.strip()
         if previous is not None and previous.action == "add" and not header.startswith("*"):
             return invalid(
-                index + 1,
+                number,
                 f"every line of an added file starts with '+' (an empty line is a lone "
                 f"'+'); got {shown(line)}",
             )
         if header.startswith(MOVE):
             return invalid(
-                index + 1, f"{shown(MOVE.strip())} must come right after its Update File line"
+                number, f"{shown(MOVE.strip())} must come right after its Update File line"
             )
         if header.rstrip() == END_OF_FILE:
-            return invalid(index + 1, f"{shown(END_OF_FILE)} must follow the lines of a hunk")
+            return invalid(number, f"{shown(END_OF_FILE)} must follow the lines of a hunk")
         if header.startswith("@@") or line[:1] in ("-", "+", " "):
-            return invalid(index + 1, f"a hunk belongs to an {shown(UPDATE + '<path>')} section")
+            return invalid(number, f"a hunk belongs to an {shown(UPDATE + '<path>')} section")
         if header == BEGIN:
-            return invalid(index + 1, f"a second {shown(BEGIN)}: send one patch per call")
+            return invalid(number, f"a second {shown(BEGIN)}: send one patch per call")
         if header == END:
-            return invalid(index + 1, f"{shown(END)} must be the patch's last line")
+            return invalid(number, f"{shown(END)} must be the patch's last line")
         return invalid(
-            index + 1,
+            number,
             f"expected {shown(ADD + '<path>')}, {shown(UPDATE + '<path>')}, "
             f"{shown(DELETE + '<path>')} or {shown(END)}; got {shown(line)}",
         )
 
 
-def _anchor(line: str, index: int) -> list[str]:
+def _anchor(line: str, number: int) -> list[str]:
     """The anchor an ``@@`` line gives: none for ``@@`` alone."""
     if not line[2:].strip():
         return []
     if not line.startswith("@@ "):
         raise invalid(
-            index + 1,
+            number,
             f"a hunk starts with '@@' alone or '@@ ' and a line of the file; got {shown(line)}",
         )
     text = line[3:]
     if _UNIFIED_RANGES.match(text):
         raise invalid(
-            index + 1,
+            number,
             f"{shown(line)} is a unified diff's hunk header: this format has no line "
             "numbers; start the hunk with '@@' alone, or '@@ ' and a line of the file it "
             "comes after (such as the first line of its function)",

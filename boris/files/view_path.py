@@ -1,8 +1,9 @@
 """What view shows of a path: a file's lines, an image, a binary notice, or a directory tree.
 
 A file is shown in the view line format (boris.files.lines): at most
-``MAX_VIEW_LINES`` lines without a range, and a range is read line by line up to
-its end, so a large file is never loaded to show its first lines. Nothing is read past
+``MAX_VIEW_LINES`` lines, with a range or without, and a range is read line by line up
+to its end (or the line after the last shown), so a large file is never loaded to show
+some of its lines. Nothing is read past
 ``--max-file-size`` (+ 1 byte), even of a file that grows while it is read. Images are
 recognised by their first bytes (SVG by its name) and returned whole; other binary
 files get a note with their size. A notebook (``.ipynb``) is read whole and shown as
@@ -28,11 +29,14 @@ from boris.files.lines import (
     read_lines,
     read_up_to,
 )
-from boris.files.notebook_format import NotNotebook, is_notebook_name, parse
+from boris.files.notebook_format import NotNotebook, identity, is_notebook_name, parse
 from boris.files.notebook_view import NotebookView, render
 from boris.files.place import locate, not_a_file, open_existing
 from boris.files.sniff import SNIFF_BYTES, image_type, is_svg, looks_binary
 from boris.files.view_tree import list_directory
+
+#: A range's end of -1, "to the end of the file", once checked.
+_TO_THE_END = sys.maxsize
 
 
 def view(access: FileAccess, path: str, view_range: list[int] | None) -> str | Image | NotebookView:
@@ -60,7 +64,7 @@ def _check_range(view_range: list[int] | None) -> tuple[int, int] | None:
         return None
     start, end = view_range
     if end == -1:  # "to the end of the file", as Claude's text editor tool spells it
-        end = sys.maxsize
+        end = _TO_THE_END
     if start < 1:
         raise BorisError(Code.INVALID_INPUT, f"view_range start must be 1 or more, got {start}")
     if start > end:
@@ -97,7 +101,7 @@ def _view_file(
             if len(data) > access.max_size:
                 access.check_size(len(data), f"{resolved} grew while it was read: at least")
             try:
-                notebook = parse(data)
+                notebook = parse(data, identity(info))
             except NotNotebook as exc:
                 not_cells = f"[Shown as text, not as notebook cells: {exc.reason}]\n"
                 stream.seek(0)
@@ -107,7 +111,10 @@ def _view_file(
         if line_range is None:
             window = read_lines(stream, 1, MAX_VIEW_LINES, count_all=True, limit=access.max_size)
         else:
-            window = read_lines(stream, *line_range, limit=access.max_size)
+            # One line more than an answer shows tells whether the range goes on.
+            start, end = line_range
+            wanted = min(end, start + MAX_VIEW_LINES)
+            window = read_lines(stream, start, wanted, limit=access.max_size)
     except OSError as exc:
         raise io_error("read", resolved, exc) from None
     if window.too_long:
@@ -120,9 +127,20 @@ def _view_file(
                 f"\n[Truncated: file has {total} lines. Use view_range to read specific sections.]"
             )
         return (not_cells or "") + text
-    start = line_range[0]
+    start, end = line_range
     if window.total is not None and start > window.total:
         raise BorisError(
             Code.INVALID_INPUT, f"start {start} exceeds total lines {window.total} in {resolved}"
         )
-    return (not_cells or "") + format_lines(window.lines, start)
+    lines = window.lines
+    if len(lines) <= MAX_VIEW_LINES:
+        return (not_cells or "") + format_lines(lines, start)
+    # The range is wider than one answer holds, and the file goes on past its part.
+    last = start + MAX_VIEW_LINES - 1
+    asked = -1 if end == _TO_THE_END else end  # as the caller wrote it
+    return (
+        (not_cells or "")
+        + format_lines(lines[:MAX_VIEW_LINES], start)
+        + f"\n[Truncated: showing lines {start}-{last} of the requested {start}-{asked}. "
+        f"Use view_range [{last + 1}, {asked}] to read on.]"
+    )

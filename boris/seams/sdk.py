@@ -5,7 +5,12 @@ them.
   ``ServerSession._connection``: no public way exists;
 - :func:`adapt_session_manager` wraps ``StreamableHTTPSessionManager._admit_session`` so
   that each session's transport answers a quiet request with one JSON body, for a
-  measured gain (below); with it, it raises the SDK's own body limit to Boris's.
+  measured gain (below); with it, it raises the SDK's own body limit to Boris's and
+  sets its session limit;
+- in each session's transport, the queues of ``_request_streams`` drop a progress
+  notification that finds its queue (nearly) full (:class:`_ProgressOnlyWithRoom`): a
+  client that does not read one call's SSE stream would otherwise stop every call of
+  its session (below). No public way exists.
 
 ``tests/seams/test_sdk.py`` fails when the SDK no longer works this way.
 """
@@ -19,6 +24,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from mcp.server.streamable_http import StreamableHTTPServerTransport
+from mcp_types import JSONRPCNotification
 
 if TYPE_CHECKING:
     from fastmcp import Context
@@ -82,11 +88,13 @@ class _PlainWhenQuiet(StreamableHTTPServerTransport):
         assert not value
 
 
-def adapt_session_manager(app: Starlette, body_limit: int) -> None:
+def adapt_session_manager(app: Starlette, body_limit: int, max_sessions: int) -> None:
     """Once the SDK's session manager of ``app`` (fastmcp's ``http_app``) exists, at its
     start: give each new session a transport that answers a request inside
-    :func:`answering_plainly` with one JSON body, and let the SDK take bodies up to
-    ``body_limit`` bytes.
+    :func:`answering_plainly` with one JSON body, let the SDK take bodies up to
+    ``body_limit`` bytes, and keep at most ``max_sessions`` sessions open (the
+    manager's public ``max_sessions``, which fastmcp does not pass on: the SDK then
+    answers an initialize beyond it with 503 and makes no session).
 
     An SSE answer costs the server a response task, its own send loop and their cancel
     scopes per call. Measured (bench/load.py --runs 3, 50 sessions x 20 calls, four
@@ -114,6 +122,7 @@ def adapt_session_manager(app: Starlette, body_limit: int) -> None:
             limiter = manager.asgi_app
             assert isinstance(limiter, RequestBodyLimitMiddleware), limiter
             limiter.max_body_size = max(limiter.max_body_size, body_limit)
+            manager.max_sessions = max_sessions
             _answer_quiet_requests_plainly(manager)
             yield state
 
@@ -128,6 +137,52 @@ def _answer_quiet_requests_plainly(manager: StreamableHTTPSessionManager) -> Non
         if transport is not None:
             assert type(transport) is StreamableHTTPServerTransport, transport
             transport.__class__ = _PlainWhenQuiet
+            transport._request_streams = _Queues(transport._request_streams)
         return transport
 
     manager._admit_session = admit_plain_when_quiet  # type: ignore[method-assign]
+
+
+# --- progress for a reader that keeps up ----------------------------------------------------
+#
+# A session's transport routes everything the server sends, in one task (its
+# ``message_router``), into a queue per request (``_request_streams[request id]``, 16
+# messages), from which each request's own task writes its SSE stream. A client that
+# stops reading one stream (while its call streams progress) fills the socket, then
+# that queue; the router then waits on it, and no other call of the session gets its
+# answer: every one times out. The queues here never make the router wait for
+# progress: a progress notification that finds its queue full but for one place (kept
+# for the reply, which only then ends the call) is dropped. The client misses progress
+# it was not reading anyway; when it reads again, new progress reaches it. Anything
+# else goes into the queue as before.
+
+
+class _Queues(dict[Any, Any]):
+    """A transport's ``_request_streams``: each queue put in is wrapped."""
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        send, receive = value
+        super().__setitem__(key, (_ProgressOnlyWithRoom(send), receive))
+
+
+class _ProgressOnlyWithRoom:
+    """The sending end of a request's queue (an anyio memory object stream, used through
+    its public API), which drops a progress notification when the queue has no room but
+    for the reply."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    async def send(self, item: Any) -> None:
+        message = getattr(item, "message", None)
+        if isinstance(message, JSONRPCNotification) and message.method == PROGRESS:
+            queue = self._stream.statistics()
+            if queue.current_buffer_used >= queue.max_buffer_size - 1:
+                return
+        await self._stream.send(item)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+PROGRESS = "notifications/progress"

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from boris.patterns.line_regex import Matcher
 from boris.search.content_lines import Rendered, render_file
 from boris.search.file_text import OPEN_FLAGS, is_binary, read_text
-from boris.stop import Stop
+from boris.stop import Stop, check
 
 #: The output modes; the first is the default.
 OUTPUT_MODES = ("files_with_matches", "content", "count")
@@ -44,6 +44,29 @@ class FileTask:
 
     def matcher(self) -> Matcher:
         return compiled(self.pattern, self.case_insensitive, self.multiline)
+
+    def run_chunk(
+        self, chunk: list[tuple[str, str]], skip: int, stop: Stop | None = None
+    ) -> list[tuple[int, Result]]:
+        """``(index, result)`` for the files of ``chunk`` with a result.
+
+        In content mode the chunk's first file leaves out its first ``skip`` output
+        lines, and each file after it as many fewer as the files before it in the chunk
+        gave (with the ``--`` before each): lines that fall before the page, as far as
+        the sender knew. The sender checks each file against what it really needs.
+        """
+        matcher = self.matcher()
+        separator = 1 if self.before > 0 or self.after > 0 else 0
+        found: list[tuple[int, Result]] = []
+        for index, (label, path) in enumerate(chunk):
+            check(stop)
+            result = search_file(self, matcher, label, path, skip, stop)
+            if result is not None:
+                found.append((index, result))
+                if isinstance(result, Rendered):
+                    given = result.left_out + len(result.lines) + separator
+                    skip = max(skip - given, 0)
+        return found
 
 
 @functools.lru_cache(maxsize=32)

@@ -1,7 +1,8 @@
 """grep's engine: a call's arguments checked, which files to search, in what order,
 and the page of output.
 
-The tree is walked here (boris.search.walk: scope, .gitignore, symlinks); each file is
+The tree is walked as boris.search.selection selects its files (boris.search.walk:
+scope, .gitignore, symlinks; the include and type filters); each file is
 searched by boris.search.file_search, in this process for small searches and by worker
 processes (boris.search.pool) once a search turns out large. Results come back in walk
 order either way, so the output does not depend on who searched.
@@ -10,23 +11,20 @@ order either way, so the output does not depend on who searched.
 from __future__ import annotations
 
 import itertools
-import os
-import stat
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 
 from boris.errors import BorisError, Code, io_error
 from boris.files.access import FileAccess
 from boris.files.scope import PathScope
-from boris.patterns.glob_match import compile_walk_glob
-from boris.patterns.glob_syntax import pattern_problem
 from boris.patterns.line_regex import Matcher, PatternError
 from boris.search.content_lines import Rendered
 from boris.search.file_search import OUTPUT_MODES, FileTask, Result, compiled, search_file
-from boris.search.filetypes import NameFilter, file_type_filter, type_names
-from boris.search.walk import newest_first, walk
+from boris.search.filetypes import NameFilter
+from boris.search.selection import FileFilter, file_filter, search_root, single_file, tree_files
+from boris.search.walk import newest_first
 from boris.stop import Stop, check
-from boris.text import LIMIT, lines_within, printable
+from boris.text import LIMIT, paged
 
 
 @dataclass(frozen=True)
@@ -69,38 +67,9 @@ def run(access: FileAccess, request: Request, stop: Stop | None = None) -> str:
             Code.GREP_INVALID_OUTPUT_MODE,
             f'invalid output_mode "{output_mode}"; use one of: {", ".join(OUTPUT_MODES)}',
         )
-    type_filter = None
-    if request.file_type:
-        type_filter = file_type_filter(request.file_type)
-        if type_filter is None:
-            raise BorisError(
-                Code.INVALID_INPUT,
-                f'unknown type "{request.file_type}"; valid types: {type_names()}',
-            )
-    include, include_has_slash = _include(request.include, request.include_name)
-
-    # The cwd too is checked: bash may have left it outside the allowed directories.
+    files = file_filter(request.include, request.include_name, request.file_type)
     path = request.path
-    root = access.resolve("." if path is None else path)
-    try:
-        info = os.stat(root)
-    except FileNotFoundError:
-        raise BorisError(Code.PATH_NOT_FOUND, f"path does not exist: {root}") from None
-    except OSError as exc:
-        raise io_error("read", root, exc) from None
-    label = None
-    if not stat.S_ISDIR(info.st_mode):
-        if not stat.S_ISREG(info.st_mode):
-            raise BorisError(
-                Code.INVALID_INPUT, f"{root} is neither a regular file nor a directory"
-            )
-        limit = access.max_size
-        if info.st_size > limit:
-            raise BorisError(
-                Code.FILE_TOO_LARGE,
-                f"{root} is {info.st_size} bytes, over the --max-file-size limit of {limit} bytes",
-            )
-        label = path
+    root, label = search_root(access, path)
 
     # A side given on its own (0 too) wins over the symmetric context, as in ripgrep.
     context = request.context
@@ -122,9 +91,9 @@ def run(access: FileAccess, request: Request, stop: Stop | None = None) -> str:
     query = Query(
         task=task,
         matcher=matcher,
-        include=include,
-        include_has_slash=include_has_slash,
-        file_type=type_filter,
+        include=files.include,
+        include_has_slash=files.include_has_slash,
+        file_type=files.file_type,
         head_limit=head_limit,
         offset=offset,
         stop=stop,
@@ -133,20 +102,6 @@ def run(access: FileAccess, request: Request, stop: Stop | None = None) -> str:
         return grep(root, label, query, access.scope)
     except OSError as exc:
         raise io_error("search", root, exc) from None
-
-
-def _include(pattern: str | None, name: str) -> tuple[Callable[[str], object] | None, bool]:
-    """The include filter (see :func:`~boris.patterns.glob_match.compile_walk_glob`); none
-    for no or an empty pattern."""
-    if not pattern:
-        return None, False
-    problem = pattern_problem(pattern)
-    if problem:
-        raise BorisError(Code.INVALID_INPUT, f'{name}: {problem} in "{pattern}"')
-    try:
-        return compile_walk_glob(pattern)
-    except ValueError as exc:
-        raise BorisError(Code.INVALID_INPUT, f'{name}: {exc} in "{pattern}"') from None
 
 
 #: Files searched in this process before a search hands the rest to worker processes:
@@ -201,25 +156,8 @@ def grep(root: str, label: str | None, query: Query, scope: PathScope) -> str:
 def page(output: Output, query: Query) -> str:
     """The requested page of ``output``, cut at ``LIMIT`` characters if need be with a
     last line that says what was left out and how to go on."""
-    lines = output.lines[: query.head_limit] if query.head_limit else output.lines
-    fit = lines_within(lines)
-    if fit == len(lines):
-        return "\n".join(lines)
-    first = query.offset + 1
-    unit = "lines" if query.output_mode == "content" else "files"
-    of = f" of {output.total}" if output.total is not None else ""
-    if fit == 0:  # a single line longer than the limit: show its beginning
-        text = lines[0][:LIMIT]
-        shown = f"{unit[:-1]} {first}{of}, cut to its first {LIMIT} of {len(lines[0])} characters"
-        fit = 1
-    else:
-        text = "\n".join(lines[:fit])
-        shown = f"{unit} {first}-{query.offset + fit}{of}"
-    more = "" if of else "; more follow"
-    return (
-        f"{text}\n\n[Truncated at {LIMIT} characters: showing {shown}{more}. "
-        f"To see more, call again with offset: {query.offset + fit}.]"
-    )
+    unit = "line" if query.output_mode == "content" else "file"
+    return paged(output.lines, output.total, query.head_limit, query.offset, unit)
 
 
 def search_files(
@@ -335,41 +273,15 @@ def _results(
         yield from pool.results(task, files, position.skip, stop)
 
 
+def _filter(query: Query) -> FileFilter:
+    return FileFilter(query.include, query.include_has_slash, query.file_type)
+
+
 def _single_file(path: str, label: str, query: Query) -> Iterator[tuple[str, str]]:
-    if _wanted_file(query, label.rpartition("/")[2]):
-        yield printable(label), path
+    return single_file(path, label, _filter(query))
 
 
 def _tree(root: str, query: Query, scope: PathScope) -> Iterator[tuple[str, str]]:
-    """``(label, path)`` for the regular files of the walk that pass the include and
-    type filters; the label is how output shows the file (a name that is not UTF-8
-    with U+FFFD, as every output must be valid text). FIFOs, sockets and devices are
-    left out by their directory entry's type, never opened."""
-    file_type, include = query.file_type, query.include
-    by_path = include is not None and query.include_has_slash
-    names: Callable[[str], object] | None = None
-    if file_type is not None and include is not None and not by_path:
-        names = lambda name: file_type(name) and include(name)  # noqa: E731
-    elif file_type is not None:
-        names = file_type
-    elif include is not None and not by_path:
-        names = include
-    # The walk filters by name where it can; a pattern with a "/" needs the path too.
-    for rel, is_dir, entry in walk(root, scope, follow_symlinks=True, names=names, stop=query.stop):
-        if is_dir or (by_path and not _wanted_file(query, rel)):
-            continue
-        try:
-            regular = entry.is_file()  # through a symlink; the listing knows the rest
-        except OSError:
-            continue
-        if regular:
-            yield rel if rel.isascii() else printable(rel), entry.path
-
-
-def _wanted_file(query: Query, rel: str) -> bool:
-    name = rel.rpartition("/")[2]
-    if query.file_type is not None and not query.file_type(name):
-        return False
-    if query.include is None:
-        return True
-    return bool((query.include_has_slash and query.include(rel)) or query.include(name))
+    """``(label, path)`` for the files of the walk that pass the query's filters
+    (boris.search.selection.tree_files)."""
+    return tree_files(root, _filter(query), scope, query.stop)

@@ -6,9 +6,12 @@ forth so often that they are slower than one (measured on the benchmark tree: 1.
 with two threads against 0.6 s with one). Processes are not bound by the GIL.
 
 The server process still walks the tree (scope checks and .gitignore rules stay in
-one place) and sends the paths in chunks to the workers, which run
-:func:`boris.search.file_search.search_file` on each and send back the results; the server reads
-them in order, so the output is the same as a search done in one process. Workers are
+one place) and sends the paths in chunks to the workers with the task of the search
+(a :class:`ChunkTask`, plain data: grep's :class:`~boris.search.file_search.FileTask`,
+or the code-structure search's), which does its work on each file; the server reads
+the results in order, so the output is the same as a search done in one process. A
+task's class is loaded in the worker when the first task of its kind arrives: a grep
+worker loads nothing of what only other kinds of task need. Workers are
 started on the first search that needs them, serve one search at a time, and exit
 when their stdin closes, which happens at the latest when the server exits, however
 it exits. A worker that fails is dropped and its chunk searched in the server.
@@ -29,11 +32,25 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, Any, Protocol, TypeVar
 
-from boris.search.content_lines import Rendered
-from boris.search.file_search import FileTask, Result, search_file
 from boris.stop import Stop, check
+
+R = TypeVar("R")
+
+
+class ChunkTask(Protocol[R]):
+    """What a search does with each file, as plain data that pickles (its class must be
+    importable by module and name in a worker)."""
+
+    def run_chunk(
+        self, chunk: list[tuple[str, str]], skip: int, stop: Stop | None = None
+    ) -> list[tuple[int, R]]:
+        """``(index, result)`` for the files of ``chunk`` (``(label, path)`` pairs) with
+        a result. ``skip`` is what grep's content mode may leave out before the page
+        (see :meth:`boris.search.file_search.FileTask.run_chunk`); other tasks ignore it."""
+        ...
+
 
 #: Files per message. Small enough that a queued request always fits in a pipe buffer
 #: (so sending never waits on a worker that is itself waiting to send a reply).
@@ -77,7 +94,7 @@ def serve() -> None:
     try:
         while (message := _read_message(requests)) is not None:
             task, chunk, skip = pickle.loads(message)
-            results = search_chunk(task, chunk, skip)
+            results = task.run_chunk(chunk, skip)
             _write_message(replies, pickle.dumps(results, pickle.HIGHEST_PROTOCOL))
     except (BrokenPipeError, KeyboardInterrupt):
         pass  # the server went away
@@ -144,7 +161,7 @@ class Worker:
         )
         return cls(proc)
 
-    def send(self, task: FileTask, chunk: list[tuple[str, str]], skip: int) -> None:
+    def send(self, task: ChunkTask[Any], chunk: list[tuple[str, str]], skip: int) -> None:
         assert self.proc.stdin is not None
         message = pickle.dumps((task, chunk, skip), pickle.HIGHEST_PROTOCOL)
         try:
@@ -152,7 +169,7 @@ class Worker:
         except (OSError, ValueError) as exc:  # ValueError: the pipe was closed already
             raise WorkerGone from exc
 
-    def receive(self, stop: Stop | None = None) -> list[tuple[int, Result]]:
+    def receive(self, stop: Stop | None = None) -> list[tuple[int, Any]]:
         """The worker's next reply; raises :class:`~boris.stop.Stopped` if
         ``stop`` is set while it is awaited.
 
@@ -165,7 +182,7 @@ class Worker:
             message = _read_exactly(fd, size, stop)
         except (OSError, ValueError) as exc:
             raise WorkerGone from exc
-        results: list[tuple[int, Result]] = pickle.loads(message)
+        results: list[tuple[int, Any]] = pickle.loads(message)
         self.answered = True
         return results
 
@@ -238,16 +255,16 @@ class Pool:
 
     def results(
         self,
-        task: FileTask,
+        task: ChunkTask[R],
         files: Iterator[tuple[str, str]],
         skip: Callable[[], int],
         stop: Stop | None = None,
-    ) -> Iterator[tuple[str, str, Result]]:
+    ) -> Iterator[tuple[str, str, R]]:
         """``(label, path, result)`` for the files with a result, in the order of
         ``files``, searched by the workers (in this process if there are none).
 
         ``skip()`` says, when a chunk is sent, how many content lines before the page
-        its first file may leave out (see :func:`search_chunk`). Once ``stop`` is set
+        its first file may leave out (see :meth:`ChunkTask.run_chunk`). Once ``stop`` is set
         the search raises :class:`~boris.stop.Stopped`, and the workers
         still busy with it are ended rather than waited for.
         """
@@ -273,9 +290,9 @@ class Pool:
                         found = worker.receive(stop)
                     except WorkerGone:
                         self._lose(worker, alive)
-                        found = search_chunk(task, chunk, chunk_skip, stop)
+                        found = task.run_chunk(chunk, chunk_skip, stop)
                 else:
-                    found = search_chunk(task, chunk, chunk_skip, stop)
+                    found = task.run_chunk(chunk, chunk_skip, stop)
                 for index, result in found:
                     yield *chunk[index], result
                 refill = next(chunks, None)
@@ -306,7 +323,7 @@ class Pool:
     def _send(
         self,
         worker: Worker,
-        task: FileTask,
+        task: ChunkTask[Any],
         work: tuple[list[tuple[str, str]], int],
         pending: deque[Pending],
         alive: list[Worker],
@@ -330,43 +347,17 @@ Pending = tuple[Worker, list[tuple[str, str]], int]
 
 
 def search_here(
-    task: FileTask,
+    task: ChunkTask[R],
     files: Iterable[tuple[str, str]],
     skip: Callable[[], int],
     stop: Stop | None = None,
-) -> Iterator[tuple[str, str, Result]]:
+) -> Iterator[tuple[str, str, R]]:
     """The same results as :meth:`Pool.results`, computed in this process, each file
     leaving out exactly the lines before the page (``skip()`` is asked for each)."""
-    matcher = task.matcher()
     for label, path in files:
         check(stop)
-        result = search_file(task, matcher, label, path, skip(), stop)
-        if result is not None:
+        for _, result in task.run_chunk([(label, path)], skip(), stop):
             yield label, path, result
-
-
-def search_chunk(
-    task: FileTask, chunk: list[tuple[str, str]], skip: int, stop: Stop | None = None
-) -> list[tuple[int, Result]]:
-    """``(index, result)`` for the files of ``chunk`` with a result.
-
-    In content mode the chunk's first file leaves out its first ``skip`` output lines,
-    and each file after it as many fewer as the files before it in the chunk gave
-    (with the ``--`` before each): lines that fall before the page, as far as the
-    sender knew. The sender checks each file against what it really needs.
-    """
-    matcher = task.matcher()
-    separator = 1 if task.before > 0 or task.after > 0 else 0
-    found: list[tuple[int, Result]] = []
-    for index, (label, path) in enumerate(chunk):
-        check(stop)
-        result = search_file(task, matcher, label, path, skip, stop)
-        if result is not None:
-            found.append((index, result))
-            if isinstance(result, Rendered):
-                given = result.left_out + len(result.lines) + separator
-                skip = max(skip - given, 0)
-    return found
 
 
 def _chunks(files: Iterator[tuple[str, str]]) -> Iterator[list[tuple[str, str]]]:

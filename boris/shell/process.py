@@ -2,7 +2,9 @@
 
 Each command runs as ``<shell> -c <script> <args>…`` in a new session (so a new process
 group, and no controlling terminal), stdin from /dev/null, stdout and stderr on pipes
-that the event loop reads as data arrives. A run may also have a report socket
+that the event loop reads as data arrives, and no other descriptor of the server. Its
+environment carries the command's id (boris.shell.processes.MARK), by which the
+processes it detaches are still known as its own. A run may also have a report socket
 (boris.shell.wrapper): its other end is the shell's stdin, which the script moves to a
 descriptor of its own before it gives the command /dev/null. Ending a command always
 means ending every process in its session (boris.shell.processes): SIGTERM now,
@@ -20,7 +22,8 @@ import subprocess
 import threading
 from collections.abc import Callable, Mapping, Sequence
 
-from boris.shell.processes import CommandProcesses
+from boris.shell.processes import MARK, CommandProcesses, new_id
+from boris.shell.reaper import WAITED
 from boris.shell.wrapper import CwdReport, names_cwd_of
 
 log = logging.getLogger("boris.process")
@@ -83,6 +86,7 @@ class ShellRun:
             stdin = writes[-1]
             self._report_fd = ours.detach()
             reads.append((self._report_fd, self._on_report))
+        command_id = new_id()
         try:
             # The shell is its own $0, as with `bash -c`; the script's arguments follow.
             proc = subprocess.Popen(
@@ -91,8 +95,9 @@ class ShellRun:
                 stdout=writes[0],
                 stderr=writes[1],
                 cwd=cwd,
-                env=env,
+                env={**env, MARK: command_id},
                 start_new_session=True,
+                close_fds=True,  # the default; no descriptor of the server but these
             )
         except BaseException:
             for read, _ in reads:
@@ -103,7 +108,8 @@ class ShellRun:
                 os.close(write)
         self._proc = proc
         self.pid = proc.pid
-        self.processes = CommandProcesses(proc.pid)
+        WAITED.add(proc.pid)  # this run reaps the shell, not boris.shell.reaper
+        self.processes = CommandProcesses(proc.pid, command_id)
         self._report = report
         self.returncode: int | None = None
         self.finished: asyncio.Future[None] = loop.create_future()
@@ -165,6 +171,7 @@ class ShellRun:
             self._loop.call_soon_threadsafe(self._on_exit, status)
 
     def _on_exit(self, status: int | None) -> None:
+        WAITED.discard(self.pid)
         if status is None:
             log.warning("exit status of shell %d was lost", self.pid)
             code = UNKNOWN_STATUS

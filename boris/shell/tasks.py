@@ -3,7 +3,8 @@
 A session's :class:`TaskTable` holds two kinds of entries, both ended when the table
 closes: background commands under their 16-hex task id, and the processes of other
 commands (boris.shell.processes: a foreground command while it runs, and whatever a
-finished command left running, such as ``server &``) under ``processes-<pid>``. Only
+finished command left running, such as ``server &`` or ``setsid server &``) under
+``processes-<command id>``. Only
 the former are visible to task_output. Entries of the second kind whose processes are
 all gone are dropped now and then (``PRUNE_AGE``).
 
@@ -152,7 +153,9 @@ class BackgroundCommand:
 
 
 def _processes_key(processes: CommandProcesses) -> str:
-    return f"processes-{processes.leader}"
+    # By the command's id: a shell's pid may be another command's once its session is
+    # empty while processes it detached still live.
+    return f"processes-{processes.id}"
 
 
 class TaskTable:

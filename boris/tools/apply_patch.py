@@ -3,6 +3,7 @@ GPT-family models are trained on, all files or none (boris.files.patch_files).""
 
 from __future__ import annotations
 
+import threading
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
@@ -68,4 +69,7 @@ async def apply_patch(
     session: Session = Depends(current_session),
 ) -> str:
     files = session.files
-    return await session.blocking(lambda: patch_files.apply_patch(files, patch))
+    stop = threading.Event()  # set when the call is cancelled: the patch is undone
+    return await session.blocking(
+        lambda: patch_files.apply_patch(files, patch, stop), stop, settle=True
+    )

@@ -2,7 +2,7 @@
 
 fastmcp's ``http_app`` and the MCP SDK's session manager serve ``/mcp``. The guards,
 outermost first: permissive CORS on every route; on ``/mcp`` the bearer token or,
-without one, the origin check; the refusal of the stateless protocol revision
+without one, the origin and Host checks; the refusal of the stateless protocol revision
 (sessions need the handshake); a bounded request body, read and parsed once
 (boris.transport.jsonrpc, as a STDIO line is).
 
@@ -40,7 +40,7 @@ from starlette.requests import Request
 
 from boris.edge import arguments_beside
 from boris.seams.sdk import adapt_session_manager, answering_plainly
-from boris.settings import Settings
+from boris.settings import Settings, host_and_port, is_loopback_host
 from boris.transport.jsonrpc import (
     Refusal,
     encode,
@@ -158,20 +158,67 @@ def _normalize_origin(origin: str) -> str:
     return origin.strip().rstrip("/").lower()
 
 
-class AccessGuard:
-    """Bearer-token auth on /mcp; without a token, refuse foreign browser origins.
+def is_loopback_name(name: str) -> bool:
+    return name == "localhost" or is_loopback_host(name)
 
-    The origin check stops a web page from driving an unauthenticated local server
-    (DNS rebinding); requests without an Origin header (every non-browser client)
-    are unaffected. A browser sends at most one Origin: a request with several is
-    malformed and refused with or without a token, since they could disagree on
-    which one a check would read.
+
+class HostNames:
+    """The ``Host`` headers a request without a token may carry: a loopback name
+    (``localhost``, 127.0.0.0/8, ``::1``) or one that ``--allow-host`` names (with a
+    port: only that port), and the ``--host`` Boris binds when it is one address
+    rather than every interface (with ``--allow-unauthenticated``)."""
+
+    def __init__(self, allowed: list[str], bound: str) -> None:
+        self.names: set[str] = set()
+        self.with_port: set[tuple[str, int]] = set()
+        wildcard = bound.strip("[]") in ("0.0.0.0", "::", "")
+        for value in [*allowed, *([] if wildcard else [bound])]:
+            parsed = host_and_port(value)
+            if parsed is None:
+                continue
+            name, port = parsed
+            if port is None:
+                self.names.add(name)
+            else:
+                self.with_port.add((name, port))
+
+    def allow(self, header: str | None) -> bool:
+        parsed = host_and_port(header) if header is not None else None
+        if parsed is None:
+            return False
+        name, port = parsed
+        return (
+            is_loopback_name(name)
+            or name in self.names
+            or (port is not None and (name, port) in self.with_port)
+        )
+
+
+class AccessGuard:
+    """Bearer-token auth on /mcp; without a token, refuse foreign browser origins and
+    foreign host names.
+
+    Both checks stop a web page from driving an unauthenticated local server. A page
+    that sends an Origin is refused by it; one that does not (DNS rebinding: a name
+    of the attacker's that first resolves to their server, then to 127.0.0.1, makes
+    the browser's request same-origin) still names the attacker's host in its
+    ``Host`` header. Requests from every non-browser client (no Origin, a loopback
+    or configured Host) are unaffected. A browser sends at most one Origin: a request
+    with several is malformed and refused with or without a token, since they could
+    disagree on which one a check would read.
     """
 
-    def __init__(self, app: ASGIApp, token: str | None, allow_origins: list[str]) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        token: str | None,
+        allow_origins: list[str],
+        hosts: HostNames,
+    ) -> None:
         self.app = app
         self.token = token.encode() if token else None
         self.allow_origins = {_normalize_origin(o) for o in allow_origins}
+        self.hosts = hosts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and _is_mcp_path(scope):
@@ -183,13 +230,18 @@ class AccessGuard:
                 if not self._authorized(_header(scope, b"authorization")):
                     await _send_json(send, 401, {"error": "unauthorized"})
                     return
-            elif origins:
-                origin = origins[0]
-                if (
-                    not is_loopback_origin(origin)
-                    and _normalize_origin(origin) not in self.allow_origins
-                ):
-                    await _send_json(send, 403, {"error": "forbidden origin"})
+            else:
+                if origins:
+                    origin = origins[0]
+                    if (
+                        not is_loopback_origin(origin)
+                        and _normalize_origin(origin) not in self.allow_origins
+                    ):
+                        await _send_json(send, 403, {"error": "forbidden origin"})
+                        return
+                hosts = _headers(scope, b"host")
+                if len(hosts) != 1 or not self.hosts.allow(hosts[0]):
+                    await _send_json(send, 421, {"error": "forbidden host"})
                     return
         await self.app(scope, receive, send)
 
@@ -235,15 +287,17 @@ class RequestBodies:
     if the body's first or last bytes show it; nothing more of it is kept), and
     parsed as a STDIO line is (boris.transport.jsonrpc): what is not one valid
     message gets its JSON-RPC error with 400. A tool call goes on without its
-    arguments, beside it; everything else goes on to the SDK unchanged.
+    arguments, beside it; everything else goes on to the SDK unchanged. A message that
+    would open a session past ``max_sessions`` gets the SDK's 503 in Boris's words.
     """
 
     #: Bodies up to this size are parsed on the event loop; larger ones in a thread.
     _INLINE = 1 << 16
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    def __init__(self, app: ASGIApp, limit: int, max_sessions: int) -> None:
         self.app = app
         self.limit = limit
+        self.max_sessions = max_sessions
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST" or not _is_mcp_path(scope):
@@ -278,6 +332,9 @@ class RequestBodies:
         if isinstance(verdict, Refusal):
             await _send_reply(send, 400, verdict.reply)
             return
+        if _header(scope, b"mcp-session-id") is None:
+            request_id = verdict.id if isinstance(verdict, mcp_types.JSONRPCRequest) else None
+            send = _telling_the_session_limit(send, request_id, self.max_sessions)
         with ExitStack() as around:
             if isinstance(verdict, mcp_types.JSONRPCRequest):
                 if _answered_plainly(verdict, scope):
@@ -331,6 +388,29 @@ class RequestBodies:
         await _send_reply(send, 413, too_large(self.limit, found).reply)
 
 
+def _telling_the_session_limit(send: Send, request_id: int | str | None, limit: int) -> Send:
+    """``send`` for a message that would open a session: the SDK's 503 (its answer at the
+    session limit, and its only 503) is replaced by one naming the limit, the flag
+    that sets it and the request's id (None for a notification)."""
+    replaced = False
+
+    async def send_naming_the_limit(message: Message) -> None:
+        nonlocal replaced
+        if message["type"] == "http.response.start" and message.get("status") == 503:
+            replaced = True
+            reply = error_reply(
+                mcp_types.INTERNAL_ERROR,
+                f"Too many open sessions: this server keeps at most {limit} (--max-sessions); "
+                "end a session (DELETE) or wait for an idle one to expire",
+                request_id,
+            )
+            await _send_reply(send, 503, reply)
+        elif not replaced:
+            await send(message)
+
+    return send_naming_the_limit
+
+
 def _answered_plainly(request: mcp_types.JSONRPCRequest, scope: Scope) -> bool:
     """Whether ``request`` gets a plain JSON answer: it asks for no progress, so only
     its reply will ever be sent for it (Boris sends no log messages and makes no
@@ -379,15 +459,20 @@ def http_app(mcp: FastMCP[Any], settings: Settings) -> Any:
         session_idle_timeout=settings.session_idle_timeout,
         stateless_http=False,
         json_response=False,
-        host_origin_protection=False,  # AccessGuard owns the origin policy
+        host_origin_protection=False,  # AccessGuard owns the origin and Host policy
         middleware=[
             ASGIMiddleware(Cors),
-            ASGIMiddleware(AccessGuard, token=settings.token, allow_origins=settings.allow_origins),
+            ASGIMiddleware(
+                AccessGuard,
+                token=settings.token,
+                allow_origins=settings.allow_origins,
+                hosts=HostNames(settings.allow_hosts, settings.host),
+            ),
             ASGIMiddleware(HandshakeOnly),
-            ASGIMiddleware(RequestBodies, limit=limit),
+            ASGIMiddleware(RequestBodies, limit=limit, max_sessions=settings.max_sessions),
         ],
     )
-    adapt_session_manager(app, limit)
+    adapt_session_manager(app, limit, settings.max_sessions)
     return app
 
 

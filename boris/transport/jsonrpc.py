@@ -13,10 +13,16 @@ parses it once and returns the message or the JSON-RPC error that answers it ins
   (the SDK would take it for a notification and never answer);
 - a request whose ``id`` is a string holding a lone surrogate (valid JSON, but no reply
   naming it could be encoded): ``-32600`` with id null;
+- a lone surrogate in a request's or notification's ``method`` (``-32600``) or
+  ``params`` (``-32602``, naming where: ``params.name``, ``params._meta.progressToken``)
+  other than a tool call's arguments, with the request's id: the MCP SDK's parser,
+  which reads an HTTP body again, refuses such a message whole and could only answer
+  it without an id; and a progress token that cannot be written back, or a tool name
+  that names nothing, could not be served anyway;
 - anything else that is not a request, notification or response: ``-32600``.
 
-A lone surrogate elsewhere in a message is valid JSON and is kept: the edge
-(boris.edge) refuses a tool call's argument that holds one, naming it.
+A lone surrogate in a tool call's arguments is valid JSON and is kept: the edge
+(boris.edge) refuses the argument that holds one, naming it.
 
 A message may be at most :func:`~boris.transport.prescan.max_message_size` bytes: enough
 for a file of ``--max-file-size`` bytes of text however a client escapes it, plus the
@@ -32,6 +38,7 @@ from typing import Any
 
 import pydantic_core
 from mcp_types import (
+    INVALID_PARAMS,
     INVALID_REQUEST,
     PARSE_ERROR,
     ErrorData,
@@ -41,7 +48,7 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
-from boris.text import LONE_SURROGATE
+from boris.text import LONE_SURROGATE, has_lone_surrogate
 from boris.transport import prescan
 from boris.transport.prescan import ENVELOPE, ESCAPING, MIB
 from boris.transport.prescan import max_message_size as max_message_size  # the transports' limit
@@ -93,15 +100,54 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 def parse_json(data: bytes | bytearray) -> Any:
     """The JSON value of ``data`` (UTF-8); ValueError if it is not JSON."""
+    return _parse_json(data)[0]
+
+
+def _parse_json(data: bytes | bytearray) -> tuple[Any, bool]:
+    """The JSON value of ``data`` and whether it may hold a lone surrogate."""
     try:
-        return pydantic_core.from_json(data)
+        return pydantic_core.from_json(data), False
     except ValueError:
         if not _SURROGATE_ESCAPE.search(data):
             raise
     try:
-        return json.loads(data.decode("utf-8"))
+        return json.loads(data.decode("utf-8")), True
     except RecursionError:
         raise ValueError("nested too deeply") from None
+
+
+def _surrogate_in(value: Any, path: str) -> str | None:
+    """Where in ``value`` (named ``path``) a string or key holds a lone surrogate."""
+    stack = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if has_lone_surrogate(item):
+                return where
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                if has_lone_surrogate(key):
+                    return f"a key of {where}"
+                stack.append((inner, f"{where}.{key}"))
+        elif isinstance(item, list):
+            stack.extend((inner, f"{where}.{index}") for index, inner in enumerate(item))
+    return None
+
+
+def _surrogate_refusal(value: dict[str, Any]) -> Refusal | None:
+    """The refusal of a request or notification holding a lone surrogate outside a
+    tool call's arguments (see the module docstring); None for any other message."""
+    request_id = value.get("id")
+    method = value.get("method")
+    if _surrogate_in(method, "method") is not None:
+        return _refusal(INVALID_REQUEST, f"Invalid Request: method {LONE_SURROGATE}", request_id)
+    params = value.get("params")
+    if method == "tools/call" and isinstance(params, dict) and "arguments" in params:
+        params = {key: inner for key, inner in params.items() if key != "arguments"}
+    where = _surrogate_in(params, "params")
+    if where is None:
+        return None
+    return _refusal(INVALID_PARAMS, f"Invalid params: {where} {LONE_SURROGATE}", request_id)
 
 
 def read_message(data: bytes | bytearray) -> JSONRPCMessage | Refusal:
@@ -113,7 +159,7 @@ def read_message(data: bytes | bytearray) -> JSONRPCMessage | Refusal:
             prescan.request_id(bytes(data[: prescan.HEAD]), bytes(data[-prescan.TAIL :])),
         )
     try:
-        value = parse_json(data)
+        value, maybe_surrogates = _parse_json(data)
     except ValueError as exc:
         return _refusal(PARSE_ERROR, f"Parse error: {exc}")
     if isinstance(value, list):
@@ -124,6 +170,10 @@ def read_message(data: bytes | bytearray) -> JSONRPCMessage | Refusal:
             return _refusal(INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
         if not prescan.echoable(request_id):
             return _refusal(INVALID_REQUEST, f"Invalid Request: id {LONE_SURROGATE}")
+    if maybe_surrogates and isinstance(value, dict) and "method" in value:
+        refusal = _surrogate_refusal(value)
+        if refusal is not None:
+            return refusal
     try:
         message: JSONRPCMessage = jsonrpc_message_adapter.validate_python(value, by_name=False)
     except ValidationError:

@@ -166,6 +166,14 @@ async def test_a_file_made_in_the_workspace_appears_on_the_host(container: Conta
     assert str(made_on_host.stat().st_uid) == USER_ID
 
 
+async def test_the_image_parses_code_with_the_grammars_it_carries(container: Container) -> None:
+    async with http_client(f"{container.base}/mcp", token=TOKEN) as client:
+        source = "impl Circle {\n    fn area(&self) {}\n}\n"
+        ok_text(await client.call_tool("create_file", {"path": "shapes.rs", "content": source}))
+        found = await client.call_tool("symbols", {"name": "Circle.area"})
+        assert ok_text(found) == "shapes.rs:2-2  method Circle.area  fn area(&self) {}"
+
+
 def test_every_process_runs_as_the_unprivileged_user(container: Container) -> None:
     running = processes(container)
     assert {uid for uid, _, _, _ in running} == {USER_ID}
@@ -175,7 +183,8 @@ def test_every_process_runs_as_the_unprivileged_user(container: Container) -> No
 
 async def test_an_orphan_is_reaped_when_it_ends(container: Container) -> None:
     """A command that leaves a process behind (``sleep 30 &``): once that process ends
-    (here: is killed), PID 1 reaps it, and no zombie is left in the container."""
+    (here: is killed), it is reaped (by the server, its subreaper, or else by PID 1),
+    and no zombie is left in the container."""
     async with http_client(f"{container.base}/mcp", token=TOKEN) as client:
         left = await client.call_tool("bash", {"command": "sleep 30 & echo $!"})
         orphan = ok_text(left).rsplit("\n", 2)[-2]

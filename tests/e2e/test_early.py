@@ -86,3 +86,49 @@ def test_input_that_ends_while_the_app_loads_is_answered_and_the_server_exits(
     replies = [json.loads(line) for line in done.stdout.splitlines()]
     assert [reply["id"] for reply in replies] == [1, 2]
     assert len(replies[1]["result"]["tools"]) == len(DEFAULT_TOOLS)
+
+
+def test_a_token_file_is_read_as_before_and_reaches_no_command(tmp_path: Path) -> None:
+    """A STDIO server given ``--token-file`` answers early all the same; its commands see
+    neither the token nor where it is kept. A file that holds no token is refused before
+    anything is answered, with the message of the full settings, exit status 2."""
+    token = "early-token-7f3a"
+    secret = tmp_path / "secret"
+    secret.write_text(f"{token}\n")
+    call = {"name": "bash", "arguments": {"command": "env; echo end"}}
+    lines = [
+        initialize(1, "2025-11-25"),
+        notification("notifications/initialized"),
+        request(2, "tools/list"),
+        request(3, "tools/call", call),
+    ]
+    env = {"BORIS_TOKEN_FILE": str(secret)}
+    with raw_stdio("--log-level", "debug", workdir=tmp_path, env=env) as server:
+        server.stdin.write(b"".join(line + b"\n" for line in lines))
+        server.stdin.flush()
+        replies: dict[int, Any] = {}
+        while len(replies) < 3:
+            message = server.receive()
+            replies[message["id"]] = message
+        server.stdin.close()
+        assert server.proc.wait(timeout=30) == 0
+        log = server.stderr()
+    assert "answered before the app was ready" in log
+    text = replies[3]["result"]["content"][0]["text"]
+    assert text.endswith("end\n"), text
+    assert token not in text
+    assert "BORIS_TOKEN" not in text
+    assert token not in log
+
+    empty = tmp_path / "empty"
+    empty.write_text("\n")
+    done = subprocess.run(
+        [*BORIS, "--transport", "stdio", "--workdir", str(tmp_path), "--token-file", str(empty)],
+        input=b"".join(line + b"\n" for line in lines[:1]),
+        capture_output=True,
+        env=server_env(),
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stdout == b""
+    assert f"--token-file {empty} is empty" in done.stderr.decode()

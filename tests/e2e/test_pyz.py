@@ -1,8 +1,9 @@
 """boris.pyz behaves like a static binary under every CPython 3.10+ on this machine:
 self-contained, no .env, no network, STDIO and HTTP; older interpreters get one line.
 
-The zipapp for this machine is built once per session with build_zipapp.sh (uv installs
-the pinned wheels for each Python 3.10-3.14, so it needs the package index or uv's cache).
+The zipapp for this machine is built once per test run with build_zipapp.sh (uv installs
+the pinned wheels for each Python 3.10-3.14, so it needs the package index or uv's cache;
+the ``built`` fixture, tests/support/builds.py).
 It runs under each CPython 3.10+ found in ~/.pyenv/versions/*/bin/python and as python3,
 isolated (-I) and unpacking into an empty SHIV_ROOT. The archives for the other targets
 are built by hand with ``./build_zipapp.sh all``; what the suite checks of them is the
@@ -41,15 +42,13 @@ from tests.support import (
     server_env,
     stdio_client,
 )
+from tests.support.builds import NATIVE, Built
 from tests.support.early import asked_twice
 
 pytestmark = pytest.mark.anyio
 
 # The interpreter outside any virtualenv, so nothing but the pyz can provide Boris.
 BASE_PYTHON = getattr(sys, "_base_executable", sys.executable)
-
-#: This machine's target, named as build_zipapp.sh names them (linux-x86_64, darwin-arm64).
-NATIVE = f"{sys.platform}-{platform.machine()}"
 
 
 # A .env that would change fastmcp's behaviour (and Boris's) if anything read it.
@@ -132,18 +131,8 @@ each_supported = pytest.mark.parametrize(
 
 
 @pytest.fixture(scope="session")
-def pyz() -> Path:
-    # Built once: the suite runs each file on one worker (--dist loadfile in pyproject.toml),
-    # and build_zipapp.sh writes fixed paths that two builds at once would share.
-    subprocess.run(
-        ["./build_zipapp.sh"],
-        cwd=REPO,
-        check=True,
-        env=dict(os.environ, PYTHON=sys.executable),
-        stdout=subprocess.DEVNULL,
-        timeout=1200,
-    )
-    return REPO / "dist" / f"boris-{NATIVE}.pyz"
+def pyz(built: Built) -> Path:
+    return built.pyz
 
 
 def manifest(pyz: Path) -> dict[str, dict[str, list[str]]]:
@@ -218,8 +207,8 @@ def run_dir(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
 async def test_stdio_round_trip(
     interpreter: Interpreter, pyz: Path, run_dir: tuple[Path, dict[str, str]]
 ) -> None:
-    """From an empty SHIV_ROOT: initialize, tools/list, bash, view, str_replace, grep; and
-    the first start unpacked only the layers of this interpreter."""
+    """From an empty SHIV_ROOT: initialize, tools/list, bash, view, str_replace, grep,
+    symbols; and the first start unpacked only the layers of this interpreter."""
     workdir, env = run_dir
     notes = workdir / "notes.txt"
     notes.write_text("alpha\nbeta\n")
@@ -240,6 +229,14 @@ async def test_stdio_round_trip(
         assert ok_text(replaced) == f"Replaced in {notes}\n\n1\talpha\n2\tgamma\n"
         grep = await client.call_tool("grep", {"pattern": "gam+a", "output_mode": "content"})
         assert ok_text(grep) == "notes.txt:2:gamma"
+        # tree-sitter's bindings of this Python and the grammars work from inside the zipapp.
+        (workdir / "shapes.go").write_text("package shapes\n\nfunc (c *Circle) Area() int {\n}\n")
+        (workdir / "shapes.rs").write_text("impl Circle {\n    fn area(&self) {}\n}\n")
+        symbols = await client.call_tool("symbols", {"name": "Circle.*", "regex": True})
+        assert ok_text(symbols) == (
+            "shapes.go:3-4  method Circle.Area  func (c *Circle) Area() int {\n"
+            "shapes.rs:2-2  method Circle.area  fn area(&self) {}"
+        )
         # nbformat, its schemas and validators work from inside the zipapp.
         cell: dict[str, Any] = {"cell_type": "code", "execution_count": None, "id": "a"}
         cell |= {"metadata": {}, "outputs": [], "source": ["x = 1"]}
@@ -414,12 +411,16 @@ def test_the_native_pyz_holds_binaries_of_this_machine_only(pyz: Path) -> None:
     assert check.returncode == 0, check.stderr
     binaries = check.stdout.splitlines()
     assert all(line.startswith("ok ") for line in binaries)
-    # pydantic-core and google-re2 once for each Python carried, in its layers
+    # pydantic-core, google-re2 and tree-sitter once for each Python carried, in its layers
     for combo, layers in manifest(pyz)["layers"].items():
         abi = "cpython-" + combo.rsplit("-cp", 1)[1]  # cpython-312
         mine = [line for line in binaries if any(f" natives/{layer}/" in line for layer in layers)]
-        for module in ("pydantic_core/_pydantic_core", "re2/_re2"):
+        for module in ("pydantic_core/_pydantic_core", "re2/_re2", "tree_sitter/_binding"):
             assert any(f"/{module}.{abi}-" in line for line in mine), (combo, module)
+    # Each grammar once (abi3), checked like every other binary.
+    grammars = {line.split()[-1].split("/")[-2] for line in binaries if "/_binding.abi3." in line}
+    assert grammars >= {"tree_sitter_python", "tree_sitter_go", "tree_sitter_swift"}
+    assert len(grammars) == 14
 
 
 @pytest.mark.slow  # builds the pyz (once per session)

@@ -25,6 +25,7 @@ import pytest
 
 from boris.session import SESSION_THREADS
 from tests.support import HttpServer, RawSession, http_client, http_server, ok_text
+from tests.support.interpose import watching_opens
 from tests.support.pids import children, cpu_seconds
 
 pytestmark = pytest.mark.anyio
@@ -134,14 +135,16 @@ async def test_a_cancelled_tree_grep_stops_its_workers(server: HttpServer) -> No
         for n in range(6):
             (tree / f"z{n}.txt").write_text("ab" * 2_000_000)
         arguments: dict[str, Any] = {**SLOW, "path": "tree"}
-        async with anyio.create_task_group() as group:
-            group.start_soon(a.call_tool, "grep", arguments)
-            deadline = time.monotonic() + 30
-            while not children(server.proc.pid):
-                assert time.monotonic() < deadline, "no search workers started"
-                await anyio.sleep(0.05)
-            await anyio.sleep(2)  # the workers are in the big files
-            group.cancel_scope.cancel()
+        with watching_opens(tree) as opened:
+            async with anyio.create_task_group() as group:
+                group.start_soon(a.call_tool, "grep", arguments)
+                # The workers are in the big files once one of them is opened.
+                deadline = time.monotonic() + 60
+                while not any(name.startswith("z") for name in opened()):
+                    assert time.monotonic() < deadline, "no big file was opened"
+                    await anyio.sleep(0.02)
+                assert children(server.proc.pid), "no search workers started"
+                group.cancel_scope.cancel()
         assert await goes_quiet(server.proc.pid), "the workers kept searching after the cancel"
         # The next search starts workers again and answers.
         again = await a.call_tool("grep", {"pattern": "ab", "path": "tree", "output_mode": "count"})

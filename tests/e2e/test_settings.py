@@ -42,6 +42,7 @@ _ONE_OF_EACH_KIND = [
     _row(["--transport=websocket"]),
     _row([], {"BORIS_TRANSPORT": "websocket"}),
     _row(["--token", "abc", "--generate-token"]),
+    _row(["--token-file", "/dev/null"]),
     _row(["--host", "0.0.0.0"]),
     _row(["--deny-dir", "**/[abc"]),
     _row(["--sessions"]),

@@ -7,7 +7,10 @@ Everything else about view is tested in process: tests/tools/test_view.py.
 from __future__ import annotations
 
 import base64
+import json
+import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -17,6 +20,7 @@ from tests.support import http_client, http_server, ok_text, sdk_stdio_client, s
 from tests.support.calls import view
 from tests.support.files import IMAGE_SAMPLES, MB, child_pid, make_files, memory_kib, peak_start
 from tests.support.models import cut_listing, tree
+from tests.support.pids import cpu_seconds
 
 pytestmark = pytest.mark.anyio
 
@@ -40,6 +44,56 @@ async def test_directory_through_relative_dot(root: Path) -> None:
     with http_server(workdir=sub) as server:
         async with http_client(server.url) as client:
             assert ok_text(await view(client, ".")) == "dot_case/\n└── only.txt\n"
+
+
+async def test_a_range_over_ten_million_lines_is_one_bounded_answer(root: Path) -> None:
+    """view_range [1, -1] on a file of ten million (empty) lines answers with 2000 of
+    them and a note, at once, reading no further than the line after them (it used to
+    answer with 100 MB of text after more than a minute, the server a gigabyte larger)."""
+    big = root / "lines_case"
+    big.mkdir()
+    (big / "lines.txt").write_bytes(b"\n" * 10_000_000)
+    (big / "small.txt").write_bytes(b"x\n")
+    async with stdio_client(workdir=big) as client:
+        pid = child_pid(str(big))
+        await view(client, "small.txt", [1, 1])  # warm up the call path
+        before = peak_start(pid)
+        with anyio.fail_after(30):
+            text = ok_text(await view(client, "lines.txt", [1, -1]))
+        peak = memory_kib(pid, "VmHWM")
+    assert text == "".join(f"{n:>4}\t\n" for n in range(1, 2001)) + (
+        "\n[Truncated: showing lines 1-2000 of the requested 1--1. "
+        "Use view_range [2001, -1] to read on.]"
+    )
+    assert (peak - before) * 1024 < 4 * MB, (before, peak)
+
+
+async def test_a_notebook_cell_of_millions_of_lines_is_one_bounded_answer(root: Path) -> None:
+    """A notebook whose one cell has 4.9 million (empty) source lines: the answer is its
+    first 2000 lines and a note, not 44 MB of numbered lines."""
+    big = root / "cell_case"
+    big.mkdir()
+    cell: dict[str, Any] = {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": "big",
+        "metadata": {},
+        "outputs": [],
+        "source": "\n" * 4_900_000,
+    }
+    notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (big / "big.ipynb").write_text(json.dumps(notebook))
+    async with stdio_client(workdir=big) as client:
+        with anyio.fail_after(30):
+            text = ok_text(await view(client, "big.ipynb"))
+    lines = text.splitlines()
+    assert lines[:3] == [
+        "[notebook] 1 cell, nbformat 4.5",
+        "[cell 1] code id=big execution_count=none",
+        "   1\t",
+    ]
+    assert lines[-1] == "[Truncated: cell 1 goes on from line 2000 of its 4900000 source lines.]"
+    assert len(text) < 20_000
 
 
 async def test_range_read_does_not_load_the_file(root: Path) -> None:
@@ -78,3 +132,44 @@ async def test_listing_a_huge_directory_is_bounded(root: Path) -> None:
         peak = memory_kib(pid, "VmHWM")
     assert text == cut_listing(header, lines)
     assert (peak - before) * 1024 < full // 2, (before, peak, full)
+
+
+def settled(path: Path) -> float:
+    """Seconds to wait until ``path`` last changed long enough ago for a notebook's verdict
+    to be kept (README "Notebooks": not for a file changed in the last two seconds)."""
+    return max(0.0, path.stat().st_ctime + 2.2 - time.time())
+
+
+async def test_a_large_notebook_is_checked_once_while_unchanged(root: Path) -> None:
+    """nbformat's check of a notebook of 40,000 cells takes most of a view's work; it is
+    made once per unchanged file, so later views cost a fraction of the first (in the
+    server's CPU time, which a busy machine stretches less than the clock). A change
+    to the file is checked again."""
+    case = root / "checked_case"
+    case.mkdir()
+    cells = [
+        {"cell_type": "markdown", "id": f"{n:x}", "metadata": {}, "source": "x"}
+        for n in range(40_000)
+    ]
+    content = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = case / "big.ipynb"
+    path.write_text(json.dumps(content))
+    (case / "small.txt").write_text("x\n")
+    async with stdio_client(workdir=case) as client:
+        pid = child_pid(str(case))
+        await view(client, "small.txt")  # warm up the call path
+        await anyio.sleep(settled(path))
+        used = []
+        for _ in range(3):
+            before = cpu_seconds(pid)
+            text = ok_text(await view(client, "big.ipynb"))
+            used.append(cpu_seconds(pid) - before)
+            assert text.startswith("[notebook] 40000 cells, nbformat 4.5\n[cell 1] markdown id=0")
+        assert max(used[1:]) < used[0] / 3, used
+        # Changed, and no longer valid: checked again.
+        cells[0]["metadata"] = {"collapsed": "yes"}
+        cells[0]["cell_type"] = "code"
+        path.write_text(json.dumps(content))
+        await anyio.sleep(settled(path))
+        text = ok_text(await view(client, "big.ipynb"))
+    assert text.startswith("[Shown as text, not as notebook cells: not a valid nbformat 4")

@@ -2,7 +2,8 @@
 settings' (boris.settings): on generated command lines and environments, whenever the
 early reading gives values, the full settings load without error and hold the same
 ones. It gives none for whatever it does not read (HTTP, other settings, the forms of a
-value whose meaning pydantic decides: ``+5``, ``yes``, ``DEBUG``)."""
+value whose meaning pydantic decides: ``+5``, ``yes``, ``DEBUG``, a token file that
+holds no token)."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ VALUES: dict[str, tuple[list[str], list[str]]] = {
     "require_view_before_edit": (["auto", "true", "false", "TRUE", " false"], ["maybe"]),
     "anthropic_compat": (["true", "false"], ["True", "1", "yes", "off", "x"]),
     "disable_tools": (
-        ["bash", "view", "task_stop", "multi_edit", "grep"],
+        ["bash", "view", "task_stop", "multi_edit", "grep", "symbols"],
         ["str_replace_editor", "nope"],
     ),
     "log_level": (["debug", "info", "warn", "error"], ["DEBUG", "warning"]),
@@ -49,6 +50,9 @@ VALUES: dict[str, tuple[list[str], list[str]]] = {
     "session_idle_timeout": ([], ["5"]),
     "generate_token": ([], ["true"]),
     "allow_unauthenticated": ([], ["false"]),
+    "token_file": (["{root}/token"], ["{root}/file", "{root}/missing", "{root}"]),
+    "allow_hosts": ([], ["boris.example", "a b"]),
+    "max_sessions": ([], ["5", "0"]),
 }
 
 
@@ -61,7 +65,7 @@ def texts(draw: st.DrawFn, name: str) -> str:
     return draw(st.sampled_from(other))
 
 
-LISTS = {"disable_tools", "allow_dirs", "deny_dirs", "allow_origins"}
+LISTS = {"disable_tools", "allow_dirs", "deny_dirs", "allow_origins", "allow_hosts"}
 
 
 #: A setting this file names no text for (one added since) is tried as given, and unread.
@@ -89,6 +93,10 @@ def configurations(draw: st.DrawFn) -> tuple[list[str], dict[str, str]]:
             variable = "BORIS_" + name.upper() if how != "env lower" else "boris_" + name
             env[variable] = ",".join(values)
         if how in ("flag", "flag=", "both"):
+            if name in LISTS and how != "flag=" and draw(st.booleans()):
+                # Several values in one occurrence, or none (which adds nothing).
+                argv += [FLAGS[name], *draw(st.sampled_from([values, []]))]
+                continue
             for value in values:
                 argv += [f"{FLAGS[name]}={value}"] if how == "flag=" else [FLAGS[name], value]
     if draw(st.integers(0, 19)) == 0:
@@ -115,6 +123,7 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("early-settings")
     (path / "sub").mkdir()
     (path / "file").write_text("")
+    (path / "token").write_text("  a-token\nnot it\n")
     return path
 
 
@@ -144,6 +153,9 @@ def test_what_is_read_early_is_what_the_settings_hold(
         ["--timeout=7", "--max-file-size", "2MB", "--require-view-before-edit", "false"],
         ["--allow-dir", "sub", "--deny-dir", "**/*.{pem,key}", "--log-level", "debug"],
         ["--log-format", "json", "--background-task-timeout", "60"],
+        ["--disable-tools", "symbols", "grep", "--allow-dir", "sub", "{root}", "--deny-dir"],
+        ["--anthropic-compat", "--disable-tools", "--disable-tools", "symbols", "view"],
+        ["--token-file", "{root}/token"],
     ],
 )
 def test_what_stdio_configurations_say_is_read(
@@ -176,6 +188,13 @@ def test_what_stdio_configurations_say_is_read(
         (["--transport", "stdio", "--disable-tools", "str_replace_editor"], {}),
         (["--transport", "stdio", "--deny-dir", "a/../.."], {}),
         (["--transport", "stdio", "stray"], {}),
+        (["--transport", "stdio", "--token-file", "/nonexistent/token"], {}),
+        (["--transport", "stdio", "--token-file", "/dev/null"], {}),
+        (["--transport", "stdio", "--token-file", "/etc/hostname", "--token", "x"], {}),
+        (["--transport", "stdio"], {"BORIS_TOKEN_FILE": "/nonexistent/token"}),
+        (["--transport", "stdio", "--max-sessions", "4"], {}),
+        (["--transport", "stdio", "--allow-host", "a.example", "b.example"], {}),
+        (["--transport", "stdio", "--timeout"], {}),
     ],
 )
 def test_what_is_not_read_early(argv: list[str], env: dict[str, str]) -> None:

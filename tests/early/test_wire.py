@@ -39,18 +39,23 @@ SETTINGS = [
     ["--disable-tools", "grep", "--disable-tools", "glob", "--disable-tools", "create_file"],
     ["--anthropic-compat", "--disable-tools", "view"],
     ["--anthropic-compat", "--disable-tools", "task_stop", "--disable-tools", "apply_patch"],
+    ["--disable-tools", "symbols"],
+    ["--disable-tools", "symbols", "notebook_edit", "--disable-tools"],
+    ["--anthropic-compat", "--disable-tools", "symbols", "str_replace"],
     ["--require-view-before-edit", "false"],
     ["--anthropic-compat", "--require-view-before-edit=false"],
     ["--timeout", "7"],
     ["--anthropic-compat", "--timeout", "3600"],
     ["--max-file-size", "1KB"],
     ["--allow-dir", "{sub}", "--allow-dir", ".", "--deny-dir", "**/.env"],
+    ["--allow-dir", "{sub}", ".", "--deny-dir", "**/.env", "**/*.key", "--allow-dir"],
     ["--deny-dir", "**/*.{pem,key}", "--deny-dir", "./secret/", "--anthropic-compat"],
 ]
 #: The same, given by environment variables.
 ENVIRONMENTS = [
     {"BORIS_TIMEOUT": "9", "BORIS_ANTHROPIC_COMPAT": "true"},
     {"BORIS_DISABLE_TOOLS": "notebook_edit,glob", "BORIS_REQUIRE_VIEW_BEFORE_EDIT": "auto"},
+    {"BORIS_DISABLE_TOOLS": "symbols", "BORIS_MAX_FILE_SIZE": "3MB"},
     {"BORIS_ALLOW_DIRS": "{sub},.", "BORIS_DENY_DIRS": "**/.env,**/*.{a,b}"},
 ]
 

@@ -15,7 +15,8 @@ tests/e2e/test_edit_identity.py.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Iterator
+import stat
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -284,3 +285,136 @@ async def test_a_patch_keeps_owner_and_group(client: Client[Any], case: Path) ->
     ok_text(await call(client, "apply_patch", patch=patch))
     assert (path.stat().st_uid, path.stat().st_gid) == (NOBODY, NOBODY)
     assert path.read_text() == "1\n"
+
+
+# --- set-user-ID files ---------------------------------------------------------------------
+# A file never gains privileges by passing through Boris: a root server keeps another
+# user's set-user-ID file that user's, whichever tool writes or moves it.
+
+SET_ID = 0o6755  # set-user-ID and set-group-ID, executable
+NOTEBOOK = '{"cells": [{"cell_type": "code", "execution_count": null, "id": "a", '
+NOTEBOOK += '"metadata": {}, "outputs": [], "source": "x = 1"}], "metadata": {}, '
+NOTEBOOK += '"nbformat": 4, "nbformat_minor": 5}\n'
+
+
+def setuid_file(path: Path, content: str = "one\n") -> os.stat_result:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content)
+    os.chown(path, NOBODY, NOBODY)
+    os.chmod(path, SET_ID)  # after chown, which clears the bits
+    return path.stat()
+
+
+def owner_and_mode(path: Path) -> tuple[int, int, int]:
+    info = path.stat()
+    return info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)
+
+
+def patch_text(*lines: str) -> str:
+    return "\n".join(["*** Begin Patch", *lines, "*** End Patch"])
+
+
+WRITES: dict[str, tuple[str, Callable[[Path], dict[str, Any]]]] = {
+    "str_replace": ("str_replace", lambda p: {"path": str(p), "old_str": "one", "new_str": "1"}),
+    "multi_edit": (
+        "multi_edit",
+        lambda p: {"path": str(p), "edits": [{"old_str": "one", "new_str": "1"}]},
+    ),
+    "create_file": ("create_file", lambda p: {"path": str(p), "content": "two\n"}),
+    "apply_patch update": (
+        "apply_patch",
+        lambda p: {"patch": patch_text(f"*** Update File: {p}", "-one", "+1")},
+    ),
+}
+
+
+@pytest.mark.parametrize("tool", sorted(WRITES))
+async def test_a_set_id_file_keeps_its_owner_when_written(
+    client: Client[Any], case: Path, tool: str
+) -> None:
+    require_root()
+    path = case / "tool"
+    setuid_file(path)
+    ok_text(await call(client, "view", path=str(path)))
+    name, arguments = WRITES[tool]
+    ok_text(await call(client, name, **arguments(path)))
+    assert owner_and_mode(path) == (NOBODY, NOBODY, SET_ID)
+    assert path.read_text() != "one\n"
+
+
+async def test_a_set_id_notebook_keeps_its_owner_when_edited(
+    client: Client[Any], case: Path
+) -> None:
+    require_root()
+    path = case / "tool.ipynb"
+    setuid_file(path, NOTEBOOK)
+    ok_text(await call(client, "view", path=str(path)))
+    ok_text(await call(client, "notebook_edit", path=str(path), cell=1, new_source="x = 2"))
+    assert owner_and_mode(path) == (NOBODY, NOBODY, SET_ID)
+
+
+@pytest.mark.parametrize(
+    ("command", "arguments"),
+    [
+        ("str_replace", {"old_str": "one", "new_str": "1"}),
+        ("insert", {"insert_line": 0, "new_str": "zero"}),
+        ("create", {"file_text": "two\n"}),
+    ],
+)
+async def test_a_set_id_file_keeps_its_owner_through_the_editor(
+    compat: Client[Any], case: Path, command: str, arguments: dict[str, Any]
+) -> None:
+    require_root()
+    path = case / "tool"
+    setuid_file(path)
+    ok_text(await call(compat, "str_replace_editor", command="view", path=str(path)))
+    ok_text(await call(compat, "str_replace_editor", command=command, path=str(path), **arguments))
+    assert owner_and_mode(path) == (NOBODY, NOBODY, SET_ID)
+
+
+async def test_a_set_id_file_moved_without_changes_is_the_same_file(
+    client: Client[Any], case: Path
+) -> None:
+    """A move without hunks is one rename: the very file, its owner, mode and inode."""
+    require_root()
+    path = case / "tool"
+    before = setuid_file(path)
+    ok_text(await call(client, "view", path=str(path)))
+    text = patch_text(f"*** Update File: {path}", f"*** Move to: {case}/bin/tool")
+    assert ok_text(await call(client, "apply_patch", patch=text)) == (
+        f"M {path} -> {case / 'bin/tool'}"
+    )
+    moved = case / "bin/tool"
+    assert owner_and_mode(moved) == (NOBODY, NOBODY, SET_ID)
+    assert moved.stat().st_ino == before.st_ino
+    assert moved.read_text() == "one\n"
+    assert not path.exists()
+    assert sorted(os.listdir(case)) == ["bin"]
+
+
+async def test_a_set_id_file_moved_with_changes_keeps_its_owner(
+    client: Client[Any], case: Path
+) -> None:
+    require_root()
+    path = case / "tool"
+    setuid_file(path)
+    ok_text(await call(client, "view", path=str(path)))
+    text = patch_text(f"*** Update File: {path}", f"*** Move to: {case}/bin/tool", "-one", "+1")
+    ok_text(await call(client, "apply_patch", patch=text))
+    moved = case / "bin/tool"
+    assert owner_and_mode(moved) == (NOBODY, NOBODY, SET_ID)
+    assert moved.read_text() == "1\n"
+    assert sorted(os.listdir(case)) == ["bin"]
+
+
+async def test_a_patch_does_not_add_over_a_set_id_file(client: Client[Any], case: Path) -> None:
+    require_root()
+    path = case / "tool"
+    before = setuid_file(path)
+    ok_text(await call(client, "view", path=str(path)))
+    text = patch_text(f"*** Add File: {path}", "+#!/bin/sh")
+    assert error_text(await call(client, "apply_patch", patch=text)).startswith(
+        f"[INVALID_INPUT] {path} already exists (a file)"
+    )
+    assert path.stat().st_ino == before.st_ino
+    assert owner_and_mode(path) == (NOBODY, NOBODY, SET_ID)

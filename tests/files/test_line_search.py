@@ -1,13 +1,14 @@
 """Where runs of lines are found in a file (boris/files/line_search.py), against a plain
 search of a list of lines: the bytes search of files with one line ending and the codes
-of the others agree with it, for every way of comparing lines."""
+of the others agree with it, for every way of comparing lines, with or without a bound;
+and the line index turns offsets and line numbers into each other as counting does."""
 
 from __future__ import annotations
 
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from boris.files.line_search import LineFile, Tier, around, exact, trailing
+from boris.files.line_search import LineFile, Lines, Tier, around, exact, trailing
 from tests.support.models import lines_of
 from tests.support.strategies import LINES, line_files
 
@@ -26,8 +27,11 @@ def starts(data: bytes) -> list[int]:
     return offsets
 
 
-def plain_find(texts: list[bytes], wanted: list[bytes], first: int, tier: Tier) -> int:
-    for index in range(first, len(texts) - len(wanted) + 1):
+def plain_find(
+    texts: list[bytes], wanted: list[bytes], first: int, tier: Tier, before: int | None = None
+) -> int:
+    last = len(texts) - len(wanted) if before is None else min(before - 1, len(texts) - len(wanted))
+    for index in range(first, last + 1):
         if all(tier(texts[index + k]) == tier(line) for k, line in enumerate(wanted)):
             return index
     return -1
@@ -49,8 +53,10 @@ def searches(draw: st.DrawFn) -> tuple[bytes, list[bytes], int, str]:
     return data, wanted, first, draw(st.sampled_from(sorted(TIERS)))
 
 
-@given(searches())
-def test_found_where_a_plain_search_finds(search: tuple[bytes, list[bytes], int, str]) -> None:
+@given(searches(), st.integers(0, 40))
+def test_found_where_a_plain_search_finds(
+    search: tuple[bytes, list[bytes], int, str], bound: int
+) -> None:
     data, wanted, first, name = search
     tier = TIERS[name]
     _, lines, _ = lines_of(data)
@@ -58,12 +64,30 @@ def test_found_where_a_plain_search_finds(search: tuple[bytes, list[bytes], int,
     offsets = [*starts(data), len(data)]
     file = LineFile(data)
     event("one line ending" if file.ending is not None else "mixed line endings")
+    asked = Lines.of(wanted)
     expected = plain_find(texts, wanted, first, tier)
-    found = file.find(wanted, offsets[first], tier)
+    found = file.find(asked, offsets[first], tier)
     assert found == (offsets[expected] if expected >= 0 else -1)
     if expected >= 0:
         event("found")
         following = plain_find(texts, wanted, expected + 1, tier)
-        after = file.find_after(wanted, found, tier)
-        assert after == (offsets[following] if following >= 0 else -1)
+        places = file.places(asked, found, tier, None, 2)
+        assert places[1:] == ([offsets[following]] if following >= 0 else [])
+    # Bounded: only places before the line ``bound`` (or the end) count.
+    before = min(bound, len(texts))
+    limited = plain_find(texts, wanted, first, tier, before)
+    assert file.find(asked, offsets[first], tier, offsets[before]) == (
+        offsets[limited] if limited >= 0 else -1
+    )
     assert file.count == len(texts)
+
+
+@given(line_files(), st.integers(1, 7))
+def test_the_line_index_counts_as_counting_does(data: bytes, every: int) -> None:
+    file = LineFile(data * 150)  # past several of the index's steps
+    many = [*starts(data * 150), len(data * 150)]
+    for line in [*range(0, len(many), every), len(many) - 1]:  # a sample: each call walks
+        offset = many[line]
+        assert file.number(offset) == (line if line < len(many) - 1 else file.count)
+        assert file.offset_of(line) == offset
+    assert LineFile(data).last_lines(0) == len(data)

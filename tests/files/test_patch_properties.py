@@ -1,20 +1,25 @@
 """apply_patch over generated files and patches, against a model of the format written here.
 
-The model is an editor that knows where it changes each file: it reads a file as a list
-of lines with their endings, picks hunks (context, removed and added lines), writes them
-in the envelope as a model of the GPT family would (a few lines of context, an ``@@``
-line where one picks the right place, ``*** End of File`` at the end, blank context lines
-sometimes without their space), and computes the bytes it expects from its list of
-lines, not from the patch. It also knows when the tool must refuse: lines that occur
-twice where a hunk without an ``@@`` line is looked for, non-ASCII text for a file that
-is not UTF-8, a line it garbled on purpose, a file added over one that exists. Then:
-a patch that applies gives the model's bytes for every file; a patch that fails leaves
-every file's bytes and inode as they were, and no file more or less (README
-"apply_patch").
+The model is an editor: it reads a file as a list of lines with their endings, picks
+hunks (context, removed and added lines), writes them in the envelope as a model of the
+GPT family would (a few lines of context, an ``@@`` line where one picks the right
+place, ``*** End of File`` at the end, blank context lines sometimes without their
+space). Where each hunk lands is found by the README's rule, written here on the list of
+lines (each hunk looked for in its region, from the end of the one before to where the
+next is first found; exact places first, then without trailing whitespace; once without
+an ``@@`` line, the first place with one; an ``@@`` line as the first line equal to it,
+whitespace at either end aside; blank context lines ending a hunk dropped if it is not
+found with them), and the bytes it expects are computed from its list of lines, not from
+the patch. It also knows when the tool must refuse: lines that occur twice in a hunk's
+region, non-ASCII text for a file that is not UTF-8, a line it garbled on purpose, a file
+added over one that exists. Then: a patch that applies gives the model's bytes for every
+file; a patch that fails leaves every file's bytes and inode as they were, and no file
+more or less (README "apply_patch").
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,10 +44,12 @@ UNTOUCHED = {"keep.txt": b"keep\n"}
 #: The error each reason to refuse gives.
 CODES = {
     "ambiguous": "[STR_REPLACE_AMBIGUOUS]",
-    "garbled": "[STR_REPLACE_NOT_FOUND]",
+    "not found": "[STR_REPLACE_NOT_FOUND]",
     "encoding": "[INVALID_INPUT]",
     "exists": "[INVALID_INPUT]",
 }
+#: ASCII whitespace at a line's ends, as the tool compares lines.
+BLANK = b" \t\r\x0b\x0c"
 
 
 def valid_utf8(data: bytes) -> bool:
@@ -77,6 +84,122 @@ def occurrences(texts: list[bytes], old: list[bytes], start: int) -> list[int]:
     return [i for i in range(start, len(texts) - len(old) + 1) if texts[i : i + len(old)] == old]
 
 
+def exact(text: bytes) -> bytes:
+    return text
+
+
+def trailing(text: bytes) -> bytes:
+    return text.rstrip(BLANK)
+
+
+def around(text: bytes) -> bytes:
+    return text.strip(BLANK)
+
+
+Key = Callable[[bytes], bytes]
+Lines = list[tuple[str, bytes]]
+
+
+def places(texts: list[bytes], old: list[bytes], start: int, stop: int, key: Key) -> list[int]:
+    """Where ``old`` occurs under ``key``, starting at ``start`` or later and before ``stop``."""
+    return [
+        i
+        for i in range(start, min(stop, len(texts) - len(old) + 1))
+        if all(key(texts[i + j]) == key(line) for j, line in enumerate(old))
+    ]
+
+
+def olds(lines: Lines) -> list[bytes]:
+    return [text for kind, text in lines if kind != "+"]
+
+
+def variants(hunk: Hunk) -> list[Lines]:
+    """A hunk's lines as given, and without the empty context lines ending it (as many as
+    leave one old line), if there are any."""
+    lines, blank = hunk.lines, 0
+    while blank < len(hunk.old()) - 1 and lines[len(lines) - 1 - blank] == (" ", b""):
+        blank += 1
+    return [lines, lines[: len(lines) - blank]] if blank else [lines]
+
+
+class Refused(Exception):
+    """The rule finds no place for a hunk, or two: why."""
+
+
+def after_anchor(texts: list[bytes], hunk: Hunk, position: int) -> int:
+    """Where a hunk is looked for after its @@ line (if any), from ``position``."""
+    if hunk.anchor is None:
+        return position
+    found = [i for i in range(position, len(texts)) if around(texts[i]) == around(hunk.anchor)]
+    if not found:
+        raise Refused("not found")
+    return found[0] + 1
+
+
+def probe(texts: list[bytes], hunks: list[Hunk], index: int, position: int) -> int:
+    """Where hunk ``index`` is first found from ``position``: the end of the region of the
+    one before (past the end of the file: no bound)."""
+    endless = len(texts) + 1
+    if index >= len(hunks):
+        return endless
+    hunk = hunks[index]
+    if hunk.anchor is not None:
+        found = [i for i in range(position, len(texts)) if around(texts[i]) == around(hunk.anchor)]
+        return found[0] if found else endless
+    if not hunk.old():
+        return endless
+    if hunk.at_end:
+        start = len(texts) - len(hunk.old())
+        return start if start >= position else endless
+    found = places(texts, olds(variants(hunk)[-1]), position, endless, trailing)
+    return found[0] if found else endless
+
+
+def locate(texts: list[bytes], hunks: list[Hunk], index: int, position: int) -> tuple[int, Lines]:
+    """Where hunk ``index`` lands when looked for from ``position``, and its lines as
+    applied there; Refused if it cannot."""
+    hunk = hunks[index]
+    position = after_anchor(texts, hunk, position)
+    if not hunk.old():
+        return (position if hunk.anchor is not None and not hunk.at_end else len(texts)), hunk.lines
+    if hunk.at_end:
+        for lines in variants(hunk):
+            start = len(texts) - len(olds(lines))
+            if start >= position and any(
+                places(texts, olds(lines), start, start + 1, key) for key in (exact, trailing)
+            ):
+                return start, lines
+        raise Refused("not found")
+    lenient = variants(hunk)[-1]
+    first = places(texts, olds(lenient), position, len(texts) + 1, trailing)
+    if not first:
+        raise Refused("not found")
+    stop = probe(texts, hunks, index + 1, first[0] + len(olds(lenient)))
+    for lines in variants(hunk):
+        for key in (exact, trailing):
+            found = places(texts, olds(lines), first[0], stop, key)
+            if found:
+                if hunk.anchor is None and len(found) > 1:
+                    raise Refused("ambiguous")
+                return found[0], lines
+    raise AssertionError("the lenient place matches")
+
+
+def landings(data: bytes, hunks: list[Hunk]) -> list[tuple[int, Lines]]:
+    """Where each hunk lands, in order; Refused for the first that cannot."""
+    _, lines, _ = lines_of(data)
+    texts = [text for text, _ in lines]
+    found: list[tuple[int, Lines]] = []
+    position = 0
+    for index, hunk in enumerate(hunks):
+        if any(not t.isascii() for k, t in hunk.lines if k == "+") and not valid_utf8(data):
+            raise Refused("encoding")
+        start, applied = locate(texts, hunks, index, position)
+        found.append((start, applied))
+        position = start + len(olds(applied))
+    return found
+
+
 @st.composite
 def updates(draw: st.DrawFn, data: bytes) -> Update:
     """Hunks for ``data``, in file order, as the model writes them."""
@@ -84,7 +207,7 @@ def updates(draw: st.DrawFn, data: bytes) -> Update:
     texts = [text for text, _ in lines]
     count = len(texts)
     update = Update()
-    position = 0  # where the tool looks for the next hunk
+    position = 0  # where the model means the next hunk to be
     for _ in range(draw(st.integers(1, 3))):
         if position > count:
             break
@@ -123,38 +246,33 @@ def updates(draw: st.DrawFn, data: bytes) -> Update:
                 and line_before.strip()
                 and valid_utf8(line_before)
             ):
-                # The line before the hunk as its @@ line, if the tool then finds this
-                # place: the first after that line's first occurrence.
-                after_anchor = texts.index(line_before, position) + 1
-                if occurrences(texts, old, after_anchor)[:1] == [start]:
-                    hunk.anchor = line_before
-            if hunk.anchor is None and not unique:
-                update.reasons.append("ambiguous")
-        if any(not t.isascii() for t in added) and not valid_utf8(data):
-            update.reasons.append("encoding")
+                hunk.anchor = line_before  # the line before the hunk as its @@ line
         update.hunks.append(hunk)
         position = end
-    if update.hunks and not update.reasons and draw(st.integers(0, 9)) == 0:
+    if update.hunks and draw(st.integers(0, 9)) == 0:
         garbled = [h for h in update.hunks if h.old()]
         if garbled:
             hunk = draw(st.sampled_from(garbled))
             index = draw(st.sampled_from([i for i, (k, _) in enumerate(hunk.lines) if k != "+"]))
             hunk.lines[index] = (hunk.lines[index][0], MISSING.encode())
-            update.reasons.append("garbled")
+    try:
+        landings(data, update.hunks)
+    except Refused as refused:
+        update.reasons.append(str(refused))
     return update
 
 
 def expected(data: bytes, update: Update) -> bytes:
-    """The file as the model means it: its lines with each hunk's region replaced."""
+    """The file as the model means it: its lines with each hunk's region replaced, where
+    the rule lands it."""
     bom, lines, ended = lines_of(data)
     eol = b"\r\n" if data.count(b"\r\n") == data.count(b"\n") > 0 else b"\n"
     result: list[Line] = []
     cursor = 0
-    for hunk in update.hunks:
-        start = hunk.start if hunk.old() or not lines else len(lines)
+    for start, applied in landings(data, update.hunks):
         result += lines[cursor:start]
         cursor = start
-        for kind, text in hunk.lines:
+        for kind, text in applied:
             if kind == "+":
                 result.append((text, eol))
             else:
@@ -218,7 +336,8 @@ def cases(draw: st.DrawFn) -> Case:
             body = ["@@", "+appended"]  # an update needs a hunk
             update.hunks.append(Hunk(0, [("+", b"appended")]))
         sections.append("\n".join(header + body))
-        after[target] = expected(data, update)
+        if not update.reasons:
+            after[target] = expected(data, update)
     if draw(st.integers(0, 3)) == 0:
         name = "new.txt"
         if not reasons and draw(st.integers(0, 3)) == 0:

@@ -194,10 +194,22 @@ async def sdk_stdio_client(
     *args: str, workdir: str | Path | None = None, env: Mapping[str, str] | None = None
 ) -> AsyncIterator[mcp.Client]:
     """The official MCP SDK client over STDIO."""
-    argv = [*BORIS[1:], "--transport", "stdio"]
+    argv = [*BORIS, "--transport", "stdio"]
     if workdir is not None:
         argv += ["--workdir", str(workdir)]
-    params = mcp.StdioServerParameters(command=BORIS[0], args=[*argv, *args], env=server_env(env))
+    async with sdk_client_of([*argv, *args], env=env) as client:
+        yield client
+
+
+@contextlib.asynccontextmanager
+async def sdk_client_of(
+    command: Sequence[str], env: Mapping[str, str] | None = None, cwd: str | Path | None = None
+) -> AsyncIterator[mcp.Client]:
+    """The official MCP SDK client over STDIO to the server ``command`` starts, as a
+    client configured with that command starts it (``env`` over ours, less BORIS_*)."""
+    params = mcp.StdioServerParameters(
+        command=command[0], args=list(command[1:]), env=server_env(env), cwd=cwd
+    )
     async with mcp.Client(params) as client:
         yield client
 

@@ -58,7 +58,8 @@ def child_pid(marker: str) -> int:
             continue
         try:
             stat = Path(f"/proc/{entry}/stat").read_text()
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            raw = Path(f"/proc/{entry}/cmdline").read_bytes()
+            cmdline = raw.replace(b"\0", b" ").decode(errors="replace")  # any process's
         except OSError:
             continue
         parent = int(stat.rsplit(")", 1)[1].split()[1])

@@ -54,6 +54,18 @@ SETTINGS = [
         "token", "--token", "BORIS_TOKEN", None, "none", "flag-secret", "flag-secret",
         "env-secret", "env-secret",
     ),
+    # The token is the file's first line; the setting is where the file is.
+    Setting(
+        "token_file", "--token-file", "BORIS_TOKEN_FILE", None, "none", "{tmp}/flag.token",
+        "{tmp}/flag.token", "{tmp}/env.token", "{tmp}/env.token",
+    ),
+    Setting(
+        "allow_hosts", "--allow-host", "BORIS_ALLOW_HOSTS", [], "none", "a.example",
+        ["a.example"], "boris.example:8080,c.example", ["boris.example:8080", "c.example"],
+    ),
+    Setting(
+        "max_sessions", "--max-sessions", "BORIS_MAX_SESSIONS", 256, "256", "8", 8, "1", 1,
+    ),
     Setting(
         "allow_origins", "--allow-origin", "BORIS_ALLOW_ORIGINS", [], "none",
         "http://a.example:3000", ["http://a.example:3000"],
@@ -126,6 +138,37 @@ STARTUP_ERRORS: list[tuple[list[str], dict[str, str] | None, str]] = [
         "--token and --generate-token are mutually exclusive; use one",
     ),
     (
+        ["--token-file", "/dev/null", "--token", "abc"],
+        None,
+        "--token-file and --token are mutually exclusive; use one",
+    ),
+    (
+        ["--generate-token"],
+        {"BORIS_TOKEN_FILE": "/dev/null"},
+        "--token-file and --generate-token are mutually exclusive; use one",
+    ),
+    (
+        ["--token-file", "/dev/null"],
+        None,
+        "--token-file /dev/null is empty: its first line must hold the token",
+    ),
+    (
+        ["--transport", "stdio", "--token-file", "/nonexistent/boris.token"],
+        None,
+        "cannot read --token-file /nonexistent/boris.token: No such file or directory",
+    ),
+    (
+        ["--allow-host", "boris.example/mcp"],
+        None,
+        "--allow-host (BORIS_ALLOW_HOSTS): invalid host 'boris.example/mcp': give a name or an "
+        "address, with or without a port (boris.example, boris.example:8080, [fd00::1]:8080)",
+    ),
+    (
+        ["--max-sessions", "0"],
+        None,
+        "--max-sessions (BORIS_MAX_SESSIONS): Input should be greater than or equal to 1",
+    ),
+    (
         ["--host", "0.0.0.0"],
         None,
         "--host 0.0.0.0 is reachable from other machines and no token is set: anyone who can "
@@ -151,21 +194,21 @@ STARTUP_ERRORS: list[tuple[list[str], dict[str, str] | None, str]] = [
         None,
         "unknown tool name 'nonexistent' in --disable-tools; valid names in the default "
         "mode: bash, task_output, task_stop, view, str_replace, multi_edit, apply_patch, "
-        "create_file, notebook_edit, grep, glob",
+        "create_file, notebook_edit, grep, glob, symbols",
     ),
     (
         ["--disable-tools", "str_replace_editor"],
         None,
         "unknown tool name 'str_replace_editor' in --disable-tools; valid names in the "
         "default mode: bash, task_output, task_stop, view, str_replace, multi_edit, "
-        "apply_patch, create_file, notebook_edit, grep, glob",
+        "apply_patch, create_file, notebook_edit, grep, glob, symbols",
     ),
     (
         ["--anthropic-compat", "--disable-tools", "nope"],
         None,
         "unknown tool name 'nope' in --disable-tools; valid names with --anthropic-compat: "
         "bash, task_output, task_stop, str_replace_editor, apply_patch, notebook_edit, grep, "
-        "glob, view, str_replace, create_file, multi_edit",
+        "glob, symbols, view, str_replace, create_file, multi_edit",
     ),
     (
         ["--max-file-size", "10XB"],

@@ -4,17 +4,21 @@ keeps them, and nothing changed on any error."""
 
 from __future__ import annotations
 
+import logging
 import os
 import stat
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from fastmcp import Client
 
 from tests.support import error_text, ok_text
 from tests.support.inprocess import app_client
+from tests.support.interpose import Unavailable, on_open
 
 pytestmark = pytest.mark.anyio
 
@@ -308,6 +312,18 @@ async def test_at_most_100_files(client: Client[Any], case: Path) -> None:
     assert message == (
         "[PATCH_INVALID] line 202: a patch changes at most 100 files; split it into several"
     )
+
+
+async def test_at_most_10000_hunks(client: Client[Any], case: Path) -> None:
+    """All files together: 10,000 hunks are taken, the next one is refused by its line."""
+    path = await viewed(client, case / "f.txt", "".join(f"{n}\n" for n in range(10_001)))
+    hunks = [f"@@\n-{n}\n+{n}!" for n in range(10_001)]
+    message = await refused(client, case, patch(f"*** Update File: {path}", *hunks))
+    assert message == (
+        "[PATCH_INVALID] line 30003: a patch holds at most 10000 hunks; split it into several"
+    )
+    ok_text(await apply(client, patch(f"*** Update File: {path}", *hunks[:10_000])))
+    assert path.read_text().count("!\n") == 10_000
 
 
 LENIENT = [
@@ -688,36 +704,42 @@ async def test_view_before_edit(client: Client[Any], case: Path) -> None:
 async def scoped(tmp_path: Path) -> AsyncIterator[tuple[Client[Any], Path]]:
     work = tmp_path / "work"
     work.mkdir()
-    flags = ["--allow-dir", str(work), "--deny-dir", "**/secret*", "--max-file-size", "100B"]
+    flags = ["--allow-dir", str(work), "--deny-dir", "**/secret*", "--max-file-size", "1KB"]
     async with app_client(*flags, workdir=work) as client:
         yield client, work
 
 
 async def test_scope_is_checked_for_every_file_first(scoped: tuple[Client[Any], Path]) -> None:
     client, work = scoped
-    path = await viewed(client, work / "a.txt", "a\n")
+    await viewed(client, work / "a.txt", "a\n")
     outside = work.parent / "outside.txt"
     for section, denied in (
-        (f"*** Add File: {outside}\n+x", outside),
-        (f"*** Delete File: {work}/secret.txt", work / "secret.txt"),
-        (f"*** Update File: {path}\n*** Move to: secrets/a.txt", work / "secrets"),
+        ("*** Add File: ../outside.txt\n+x", outside),
+        ("*** Delete File: secret.txt", work / "secret.txt"),
+        ("*** Update File: a.txt\n*** Move to: secrets/a.txt", work / "secrets"),
     ):
-        message = await refused(client, work, patch(f"*** Add File: {work}/new.txt", "+n", section))
+        message = await refused(client, work, patch("*** Add File: new.txt", "+n", section))
         assert message.startswith(f"[ACCESS_DENIED] {denied}"), message
     assert not outside.exists()
 
 
 async def test_size_limit_on_new_content(scoped: tuple[Client[Any], Path]) -> None:
     client, work = scoped
-    path = await viewed(client, work / "a.txt", "a\n")
-    big = "+" + "x" * 100
-    assert await refused(client, work, patch(f"*** Add File: {work}/big.txt", big)) == (
-        f"[FILE_TOO_LARGE] the new file {work}/big.txt would be 101 bytes (101 bytes), over "
-        "the 100 bytes limit set by --max-file-size"
-    )
-    assert await refused(client, work, patch(f"*** Update File: {path}", "-a", big)) == (
-        f"[FILE_TOO_LARGE] {path} would be 101 bytes (101 bytes), over the 100 bytes limit "
+    path = await viewed(client, work / "a.txt", "a\n" + "x" * 1019 + "\n")
+    assert await refused(client, work, patch("*** Update File: a.txt", "-a", "+a b c")) == (
+        f"[FILE_TOO_LARGE] {path} would be 1.0 KB (1026 bytes), over the 1.0 KB limit "
         "set by --max-file-size"
+    )
+
+
+async def test_the_patch_text_is_within_the_size_limit(scoped: tuple[Client[Any], Path]) -> None:
+    """A patch is at most --max-file-size of text: an added file over the limit cannot
+    come in one."""
+    client, work = scoped
+    text = patch("*** Add File: big.txt", "+" + "x" * 1000)
+    assert await refused(client, work, text) == (
+        f"[FILE_TOO_LARGE] the patch is 1.0 KB ({len(text)} bytes), over the 1.0 KB limit set "
+        "by --max-file-size; split it into smaller patches"
     )
 
 
@@ -725,10 +747,12 @@ async def test_a_patch_holds_at_most_four_times_the_size_limit(
     scoped: tuple[Client[Any], Path],
 ) -> None:
     client, work = scoped
-    sections = [f"*** Add File: {work}/f{n}.txt\n+{'x' * 98}" for n in range(5)]
+    for n in range(3):
+        await viewed(client, work / f"f{n}.txt", "a\n" + "x" * 900 + "\n")
+    sections = [f"*** Update File: f{n}.txt\n@@\n-a\n+b" for n in range(3)]
     message = await refused(client, work, patch(*sections))
     assert message == (
-        "[FILE_TOO_LARGE] the files of this patch come to more than 400 bytes together, old "
+        "[FILE_TOO_LARGE] the files of this patch come to more than 4.0 KB together, old "
         "and new contents counted (the limit for one patch is 4 × --max-file-size); split it "
         "into smaller patches"
     )
@@ -761,3 +785,60 @@ async def test_a_hunk_after_the_last_line_finds_nothing_before_it(
         "They are at line 2, before that: hunks go in the order of the file, each after the "
         "one before it and after its @@ lines."
     )
+
+
+# --- cancelled ----------------------------------------------------------------------------------
+
+
+async def test_a_cancelled_patch_changes_nothing(
+    client: Client[Any], case: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A patch whose call is cancelled (the client sends notifications/cancelled) stops
+    before any file changes: the copies it made ready are dropped. The server is held
+    in its open of the second new copy until the cancel has reached the patch."""
+    caplog.set_level(logging.DEBUG, logger="boris.session")
+    for name in "abc":
+        await viewed(client, case / f"{name}.txt", f"old {name}\n")
+    text = patch(*(f"*** Update File: {case}/{n}.txt\n-old {n}\n+new {n}" for n in "abc"))
+    reached, release = threading.Event(), threading.Event()
+    copies: list[str] = []
+
+    def hold(name: str) -> None:
+        if name.endswith(".tmp"):
+            copies.append(name)
+            if len(copies) == 2:
+                reached.set()
+                release.wait(30)
+
+    def told_to_stop() -> bool:
+        return any("told to stop" in record.getMessage() for record in caplog.records)
+
+    try:
+        with on_open(case, hold):
+            async with anyio.create_task_group() as group:
+                group.start_soon(apply, client, text)
+                await anyio.to_thread.run_sync(reached.wait, 30)
+                group.cancel_scope.cancel()  # the client sends notifications/cancelled
+            for _ in range(1000):  # ten seconds at most
+                if told_to_stop():
+                    break
+                await anyio.sleep(0.01)
+            release.set()
+            # The patch holds its files' locks until it has ended: an edit of one of them
+            # waits for it, then finds the file as it was.
+            result = await client.call_tool(
+                "str_replace",
+                {"path": str(case / "a.txt"), "old_str": "old a", "new_str": "old a!"},
+                raise_on_error=False,
+            )
+    except Unavailable as exc:
+        pytest.skip(str(exc))
+    finally:
+        release.set()
+    assert ok_text(result).startswith("Replaced in")
+    assert {p.name: p.read_text() for p in case.iterdir()} == {
+        "a.txt": "old a!\n",
+        "b.txt": "old b\n",
+        "c.txt": "old c\n",
+    }
+    assert len(copies) == 3  # two copies of the patch, then str_replace's own

@@ -115,6 +115,18 @@ async def test_replace_code_cell(client: Client[Any], case: Path, writer: str) -
     )
 
 
+async def test_the_cell_shown_after_an_edit_is_cut_as_view_cuts_it(
+    client: Client[Any], case: Path
+) -> None:
+    path = case / "n.ipynb"
+    await prepared(client, path, jupyter(sample()))
+    source = "".join(f"x{n} = {n}\n" for n in range(1, 3001))
+    lines = ok_text(await edit(client, path, cell=2, new_source=source)).splitlines()
+    assert lines[2] == "[cell 2] code id=run execution_count=none"
+    assert lines[-2] == "1999\tx1999 = 1999"
+    assert lines[-1] == "[Truncated: cell 2 goes on from line 2000 of its 3000 source lines.]"
+
+
 async def test_replace_in_a_jupyter_file_is_what_jupyter_writes(
     client: Client[Any], case: Path
 ) -> None:
@@ -398,6 +410,37 @@ async def test_not_a_notebook(client: Client[Any], case: Path, text: str, reason
     assert message.startswith(f"[NOTEBOOK_INVALID] {path} cannot be edited as a notebook: {reason}")
     assert message.endswith(". view shows it as text; str_replace can fix it")
     assert path.read_text() == text
+
+
+@pytest.mark.parametrize("where", ["metadata", "output"])
+async def test_a_lone_surrogate_in_the_edited_cell_stays_escaped(
+    client: Client[Any], case: Path, where: str
+) -> None:
+    """JSON may hold a lone UTF-16 surrogate as a \\u escape; a file with non-ASCII text
+    written as is still holds that one as an escape. An edit of its cell keeps it so (it
+    used to fail with a Python error, as UTF-8 cannot hold it)."""
+    path = case / "n.ipynb"
+    content = as_json(sample())
+    content["cells"][0]["source"] = "# Ümlaut"
+    cell = 2 if where == "metadata" else 1
+    if where == "metadata":
+        content["cells"][1]["metadata"] = {"tag": "\ud800"}
+    else:  # a markdown cell keeps its attachments through a replace
+        content["cells"][0]["attachments"] = {"a.txt": {"text/plain": "\udc00"}}
+    text = vscode(content).replace("\ud800", "\\ud800").replace("\udc00", "\\udc00")
+    before = await prepared(client, path, text)
+    ok_text(await edit(client, path, cell=cell, new_source="x = 2"))
+    after = path.read_text(encoding="utf-8")
+    start, end = cell_spans(before, " ")[cell - 1]
+    assert after.startswith(before[:start])
+    assert after.endswith(before[end:])
+    assert ("\\ud800" if where == "metadata" else "\\udc00") in after[start:]
+    read = json.loads(after)["cells"][cell - 1]
+    if where == "metadata":
+        assert read["metadata"] == {"tag": "\ud800"}
+    else:
+        assert read["attachments"] == {"a.txt": {"text/plain": "\udc00"}}
+    assert "".join(read["source"]) == "x = 2"
 
 
 async def test_an_edit_that_would_make_it_invalid(client: Client[Any], case: Path) -> None:

@@ -208,6 +208,56 @@ async def test_a_long_notebook_is_cut_at_a_cell(client: Client[Any], case: Path)
     assert lines[-2] == "99\tx98 = 98"
 
 
+async def test_a_range_of_cells_longer_than_an_answer_is_cut_at_a_cell(
+    client: Client[Any], case: Path
+) -> None:
+    source = "\n".join(f"x{n} = {n}" for n in range(99))  # 100 lines with the header
+    notebook = new_notebook(cells=[new_code_cell(source, id=f"c{n}") for n in range(1, 31)])
+    lines = ok_text(await view(client, write(case / "big.ipynb", notebook), [3, 30])).splitlines()
+    assert lines[0] == "[notebook] 30 cells (showing cells 3 to 30), nbformat 4.5"
+    assert lines[1] == "[cell 3] code id=c3 execution_count=none"
+    assert lines[-1] == (
+        "[Truncated: cells 23 to 30 not shown. Use view_range [23, 30] to see them.]"
+    )
+    assert len(lines) == 1 + 20 * 100 + 1
+
+
+@pytest.mark.parametrize(
+    ("view_range", "then"),
+    [(None, " Use view_range [2, 2] to see cell 2."), ([1, 1], ""), ([1, 2], "")],
+    ids=["whole", "the cell", "the cell and the next"],
+)
+async def test_a_cell_longer_than_an_answer_is_cut_inside(
+    client: Client[Any], case: Path, view_range: list[int] | None, then: str
+) -> None:
+    """The first cell shown, alone longer than an answer holds, is cut inside it, with a
+    note naming the cell and the line it goes on from."""
+    source = "".join(f"y{n} = {n}\n" for n in range(1, 5001))
+    notebook = new_notebook(cells=[new_code_cell(source, id="long"), new_code_cell("z", id="z")])
+    if view_range == [1, 2]:
+        then = " Use view_range [2, 2] to see cell 2."
+    lines = ok_text(await view(client, write(case / "long.ipynb", notebook), view_range))
+    shown = lines.splitlines()
+    assert shown[1] == "[cell 1] code id=long execution_count=none"
+    assert shown[2] == "   1\ty1 = 1"
+    assert shown[-2] == "1999\ty1999 = 1999"
+    assert shown[-1] == (
+        f"[Truncated: cell 1 goes on from line 2000 of its 5000 source lines.{then}]"
+    )
+    assert len(shown) == 1 + 2000 + 1
+
+
+async def test_a_cell_of_many_outputs_is_cut_in_an_output(client: Client[Any], case: Path) -> None:
+    text = "".join(f"out {n}\n" for n in range(100))
+    outputs = [new_output("stream", name="stdout", text=text) for _ in range(30)]
+    notebook = new_notebook(cells=[new_code_cell("run()", id="run", outputs=outputs)])
+    shown = ok_text(await view(client, write(case / "outputs.ipynb", notebook))).splitlines()
+    # The header, the source line, then 101 lines an output: 19 whole, the 20th cut.
+    assert shown[-1] == "[Truncated: cell 1 goes on in its output 20 of 30.]"
+    assert shown[-2] == "| out 77"
+    assert len(shown) == 1 + 2000 + 1
+
+
 async def test_notebooks_without_ids(client: Client[Any], case: Path) -> None:
     notebook = new_notebook(cells=[new_markdown_cell("hi"), new_code_cell("x")])
     notebook.nbformat_minor = 4

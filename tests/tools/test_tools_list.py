@@ -30,6 +30,7 @@ DEFAULT = [
     "notebook_edit",
     "grep",
     "glob",
+    "symbols",
 ]
 COMPAT = [
     "bash",
@@ -40,6 +41,7 @@ COMPAT = [
     "notebook_edit",
     "grep",
     "glob",
+    "symbols",
 ]
 FILE_TOOLS = [
     "view",
@@ -50,6 +52,7 @@ FILE_TOOLS = [
     "notebook_edit",
     "grep",
     "glob",
+    "symbols",
 ]
 
 pytestmark = pytest.mark.anyio
@@ -67,24 +70,61 @@ pytestmark = pytest.mark.anyio
         (["--disable-tools", "multi_edit"], [t for t in DEFAULT if t != "multi_edit"]),
         (["--disable-tools", "apply_patch"], [t for t in DEFAULT if t != "apply_patch"]),
         (["--disable-tools", "notebook_edit"], [t for t in DEFAULT if t != "notebook_edit"]),
+        (["--disable-tools", "symbols"], DEFAULT[:-1]),
         (
             ["--disable-tools", "bash", "--disable-tools", "create_file"],
-            ["view", "str_replace", "multi_edit", "apply_patch", "notebook_edit", "grep", "glob"],
+            [
+                "view",
+                "str_replace",
+                "multi_edit",
+                "apply_patch",
+                "notebook_edit",
+                "grep",
+                "glob",
+                "symbols",
+            ],
         ),
-        (["--disable-tools", "grep", "--disable-tools", "glob"], DEFAULT[:-2]),
+        (["--disable-tools", "grep", "--disable-tools", "glob"], [*DEFAULT[:-3], "symbols"]),
         (["--anthropic-compat"], COMPAT),
         # Disabling the editor, or a part of it, leaves apply_patch and notebook_edit.
         (
             ["--anthropic-compat", "--disable-tools", "view"],
-            ["bash", "task_output", "task_stop", "apply_patch", "notebook_edit", "grep", "glob"],
+            [
+                "bash",
+                "task_output",
+                "task_stop",
+                "apply_patch",
+                "notebook_edit",
+                "grep",
+                "glob",
+                "symbols",
+            ],
         ),
         (
             ["--anthropic-compat", "--disable-tools", "create_file"],
-            ["bash", "task_output", "task_stop", "apply_patch", "notebook_edit", "grep", "glob"],
+            [
+                "bash",
+                "task_output",
+                "task_stop",
+                "apply_patch",
+                "notebook_edit",
+                "grep",
+                "glob",
+                "symbols",
+            ],
         ),
         (
             ["--anthropic-compat", "--disable-tools", "str_replace_editor"],
-            ["bash", "task_output", "task_stop", "apply_patch", "notebook_edit", "grep", "glob"],
+            [
+                "bash",
+                "task_output",
+                "task_stop",
+                "apply_patch",
+                "notebook_edit",
+                "grep",
+                "glob",
+                "symbols",
+            ],
         ),
         (
             ["--anthropic-compat", "--disable-tools", "notebook_edit"],
@@ -92,11 +132,11 @@ pytestmark = pytest.mark.anyio
         ),
         (
             ["--anthropic-compat", "--disable-tools", "bash"],
-            ["str_replace_editor", "apply_patch", "notebook_edit", "grep", "glob"],
+            ["str_replace_editor", "apply_patch", "notebook_edit", "grep", "glob", "symbols"],
         ),
         (
             ["--anthropic-compat", "--disable-tools", "task_output"],
-            ["str_replace_editor", "apply_patch", "notebook_edit", "grep", "glob"],
+            ["str_replace_editor", "apply_patch", "notebook_edit", "grep", "glob", "symbols"],
         ),
         (
             ["--anthropic-compat", "--disable-tools", "task_stop"],
@@ -108,8 +148,10 @@ pytestmark = pytest.mark.anyio
                 "notebook_edit",
                 "grep",
                 "glob",
+                "symbols",
             ],
         ),
+        (["--anthropic-compat", "--disable-tools", "symbols"], COMPAT[:-1]),
         (["--anthropic-compat", "--disable-tools", "multi_edit"], COMPAT),
         (
             ["--anthropic-compat", "--disable-tools", "apply_patch"],
@@ -136,6 +178,7 @@ async def test_disable_tools_from_env(tmp_path: Path) -> None:
         "create_file",
         "notebook_edit",
         "glob",
+        "symbols",
     ]
 
 
@@ -170,7 +213,7 @@ async def test_annotations(tmp_path: Path) -> None:
         tools = list(await compat.list_tools())
     async with app_client(workdir=tmp_path) as client:
         tools += list(await client.list_tools())
-    read_only = {"view", "grep", "glob", "task_output"}
+    read_only = {"view", "grep", "glob", "symbols", "task_output"}
     for tool in tools:
         assert tool.annotations is not None
         assert tool.annotations.title, tool.name
@@ -195,6 +238,11 @@ async def _descriptions(tmp_path: Path, *flags: str) -> dict[str, str]:
     ("flags", "tool", "left_out"),
     [
         (["--disable-tools", "notebook_edit"], "view", " Edit cells with notebook_edit."),
+        (
+            ["--disable-tools", "symbols"],
+            "view",
+            " The symbols tool lists the definitions of a file or a tree.",
+        ),
         (
             ["--anthropic-compat", "--disable-tools", "notebook_edit"],
             "str_replace_editor",

@@ -113,10 +113,39 @@ async def test_range_end_clamped(client: Client[Any], case: Path) -> None:
     assert ok_text(await view(client, case / "f.txt", [10, 100])) == expected
 
 
-async def test_range_of_more_than_2000_lines_is_not_capped(client: Client[Any], case: Path) -> None:
+@pytest.mark.parametrize(
+    ("view_range", "asked"), [([1, 3000], "3000"), ([1, -1], "-1"), ([1, 99999], "99999")]
+)
+async def test_a_range_of_more_than_2000_lines_is_cut(
+    client: Client[Any], case: Path, view_range: list[int], asked: str
+) -> None:
+    """One answer holds at most 2000 lines, whatever range is asked; the note says what
+    to ask for next."""
     (case / "f.txt").write_text(numbered(3000))
-    text = ok_text(await view(client, case / "f.txt", [1, 3000]))
-    assert text == "".join(f"{n:>4}\tline {n}\n" for n in range(1, 3001))
+    text = ok_text(await view(client, case / "f.txt", view_range))
+    assert text == "".join(f"{n:>4}\tline {n}\n" for n in range(1, 2001)) + (
+        f"\n[Truncated: showing lines 1-2000 of the requested 1-{asked}. "
+        f"Use view_range [2001, {asked}] to read on.]"
+    )
+    rest = ok_text(await view(client, case / "f.txt", [2001, int(asked)]))
+    assert rest == "".join(f"{n}\tline {n}\n" for n in range(2001, 3001))
+
+
+async def test_a_range_of_2000_lines_or_of_the_last_lines_is_not_cut(
+    client: Client[Any], case: Path
+) -> None:
+    (case / "f.txt").write_text(numbered(3000))
+    text = ok_text(await view(client, case / "f.txt", [11, 2010]))
+    assert text == "".join(f"{n:>4}\tline {n}\n" for n in range(11, 2011))
+    # 2001 lines asked, but the file ends after 2000 of them: nothing is left out.
+    text = ok_text(await view(client, case / "f.txt", [1001, 3001]))
+    assert text == "".join(f"{n:>4}\tline {n}\n" for n in range(1001, 3001))
+    # One line more than an answer holds.
+    text = ok_text(await view(client, case / "f.txt", [1000, 3000]))
+    assert text.endswith(
+        "2999\tline 2999\n\n[Truncated: showing lines 1000-2999 of the requested "
+        "1000-3000. Use view_range [3000, 3000] to read on.]"
+    )
 
 
 async def test_range_start_beyond_file(client: Client[Any], case: Path) -> None:

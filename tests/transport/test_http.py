@@ -7,15 +7,17 @@ import http.client
 import json
 import os
 import re
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 from mcp import MCPError
 
-from boris.transport.http import is_loopback_origin
+from boris.transport.http import HostNames, is_loopback_origin
 from tests.support import (
     BORIS,
     DEFAULT_TOOLS,
@@ -32,7 +34,12 @@ from tests.support import (
     server_env,
     stop_process,
 )
-from tests.support.surrogates import LONE_SURROGATE, SURROGATE_ID, SURROGATE_IDS
+from tests.support.surrogates import (
+    LONE_SURROGATE,
+    SURROGATE_ELSEWHERE,
+    SURROGATE_ID,
+    SURROGATE_IDS,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -51,7 +58,9 @@ CORS = {
 @pytest.fixture(scope="module")
 def open_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
     workdir = tmp_path_factory.mktemp("open")
-    with http_server("--allow-origin", "https://app.example.com/", workdir=workdir) as server:
+    allowed = ["--allow-origin", "https://app.example.com/"]
+    allowed += ["--allow-host", "boris.example", "--allow-host", "port.example:8443"]
+    with http_server(*allowed, workdir=workdir) as server:
         yield server
 
 
@@ -545,6 +554,22 @@ def test_a_lone_surrogate_in_an_argument_is_invalid_input(
     session.delete()
 
 
+@pytest.mark.parametrize(("line", "request_id", "answer"), SURROGATE_ELSEWHERE)
+def test_a_lone_surrogate_outside_the_arguments_is_answered_with_the_id(
+    open_server: HttpServer, line: bytes, request_id: int | None, answer: dict[str, object]
+) -> None:
+    """As over STDIO (tests/transport/test_stdio.py): the request's id, so the client
+    stops waiting; nothing runs; the session goes on."""
+    session = RawSession(open_server.url)
+    status, _, body = session.post(line)
+    assert (status, json.loads(body)) == (
+        400,
+        {"jsonrpc": "2.0", "id": request_id, "error": answer},
+    )
+    assert session.text("bash", command="echo still") == "exit_code: 0\n\nstdout:\nstill\n"
+    session.delete()
+
+
 @pytest.mark.parametrize(
     "origins",
     [("http://localhost", "https://evil.example"), ("http://localhost", "http://localhost")],
@@ -616,6 +641,20 @@ def test_a_request_without_a_progress_token_is_answered_as_one_json_body(
         session.delete()
 
 
+def bash_with_progress(request_id: int, command: str) -> dict[str, object]:
+    """A bash call asking for progress (token ``p``)."""
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {
+            "name": "bash",
+            "arguments": {"command": command},
+            "_meta": {"progressToken": "p"},
+        },
+    }
+
+
 def _sse_events(response: http.client.HTTPResponse) -> Iterator[dict[str, object]]:
     """The JSON messages of an SSE response, each as soon as its event is complete."""
     data: list[str] = []
@@ -639,16 +678,7 @@ def test_a_call_with_a_progress_token_streams_its_progress_while_it_runs(
     connection = http.client.HTTPConnection(host, int(port), timeout=30)
     try:
         command = f"echo first; while [ ! -e {go_on} ]; do sleep 0.01; done; echo second"
-        call = {
-            "jsonrpc": "2.0",
-            "id": 8,
-            "method": "tools/call",
-            "params": {
-                "name": "bash",
-                "arguments": {"command": command},
-                "_meta": {"progressToken": "p"},
-            },
-        }
+        call = bash_with_progress(8, command)
         connection.request("POST", "/mcp", json.dumps(call).encode(), session.headers)
         response = connection.getresponse()
         assert response.status == 200
@@ -675,3 +705,188 @@ def test_a_call_with_a_progress_token_streams_its_progress_while_it_runs(
     finally:
         connection.close()
         session.delete()
+
+
+# --- the session limit (--max-sessions) -------------------------------------------------
+
+
+async def test_an_initialize_beyond_the_session_limit_gets_503_naming_it(tmp_path: Path) -> None:
+    with http_server("--max-sessions", "3", workdir=tmp_path) as server:
+        async with sdk_http_client(server.url) as one, http_client(server.url) as two:
+            three = RawSession(server.url)
+            status, headers, body = initialize(server)
+            assert status == 503
+            assert "mcp-session-id" not in headers  # no session was made
+            assert json.loads(body) == {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "error": {
+                    "code": -32603,
+                    "message": "Too many open sessions: this server keeps at most 3 "
+                    "(--max-sessions); end a session (DELETE) or wait for an idle one to expire",
+                },
+            }
+            # The official client is told so, and the open sessions go on.
+            with pytest.raises(Exception) as refused:  # noqa: PT011 - a group, checked below
+                async with sdk_http_client(server.url):
+                    pass
+            assert refused.group_contains(MCPError, match=r"at most 3 \(--max-sessions\)")
+            assert (await one.list_tools()).tools
+            assert (await two.list_tools()) is not None
+            # A session ended makes room for another.
+            assert three.delete() == 200
+            status, headers, _ = initialize(server)
+            assert status == 200
+            assert headers["mcp-session-id"]
+
+
+# --- a client that does not read ------------------------------------------------------------
+
+
+def send_queue(local_port: int, remote_port: int) -> int | None:
+    """Bytes the kernel holds to send on this machine's TCP socket from ``local_port`` to
+    ``remote_port`` (IPv4), from /proc/net/tcp; None if there is no such socket."""
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        local, remote = fields[1], fields[2]
+        if int(local.split(":")[1], 16) == local_port and int(remote.split(":")[1], 16) == (
+            remote_port
+        ):
+            return int(fields[4].split(":")[0], 16)
+    return None
+
+
+async def test_an_unread_progress_stream_does_not_stall_its_session(
+    open_server: HttpServer,
+) -> None:
+    """A call streams 30 KB lines as progress to a client that never reads them. Once the
+    server cannot send it any more (the kernel's queue toward it stays full), the
+    session's other calls are still answered at once."""
+    session = RawSession(open_server.url)
+    flood = "yes \"$(printf '%30000s' '' | tr ' ' x)\""
+    call = bash_with_progress(50, flood)
+    body = json.dumps(call).encode()
+    unread = socket.socket()
+    unread.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    try:
+        unread.connect(("127.0.0.1", open_server.port))
+        headers = "".join(f"{k}: {v}\r\n" for k, v in session.headers.items())
+        unread.sendall(
+            f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{open_server.port}\r\n{headers}"
+            f"Content-Length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        # Wait until the server's queue toward the reader is full: it holds much
+        # more than the reader takes, and has stopped growing.
+        client_port = unread.getsockname()[1]
+        deadline = time.monotonic() + 120
+        sizes: list[int] = []
+        while len(sizes) < 10 or sizes[-1] < 1 << 16 or len(set(sizes[-10:])) > 1:
+            assert time.monotonic() < deadline, f"the queue never filled: {sizes[-10:]}"
+            await anyio.sleep(0.1)
+            sizes.append(send_queue(open_server.port, client_port) or 0)
+        for _ in range(3):
+            started = time.monotonic()
+            with anyio.fail_after(20):
+                text = await anyio.to_thread.run_sync(
+                    lambda: session.text("bash", command="echo other")
+                )
+            assert text == "exit_code: 0\n\nstdout:\nother\n"
+            assert time.monotonic() - started < 10
+    finally:
+        unread.close()
+        assert session.delete() == 200
+
+
+# --- the Host check (DNS rebinding without an Origin) ---------------------------------------
+
+
+def post_with_hosts(
+    server: HttpServer, hosts: list[str], authorization: str | None = None
+) -> tuple[int, bytes]:
+    """An initialize whose request carries exactly these Host headers."""
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    try:
+        connection.putrequest("POST", "/mcp", skip_host=True)
+        for host in hosts:
+            connection.putheader("Host", host)
+        for name, value in MCP_HEADERS.items():
+            connection.putheader(name, value)
+        if authorization:
+            connection.putheader("Authorization", authorization)
+        body = json.dumps(INITIALIZE).encode()
+        connection.putheader("Content-Length", str(len(body)))
+        connection.endheaders(body)
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "localhost",
+        "localhost:8080",
+        "127.0.0.1:{port}",
+        "127.1.2.3",
+        "[::1]:{port}",
+        "LOCALHOST:{port}",
+        "boris.example:{port}",  # --allow-host boris.example: any port
+        "port.example:8443",  # --allow-host port.example:8443: that port
+    ],
+)
+def test_loopback_and_allowed_hosts_are_served_without_a_token(
+    open_server: HttpServer, host: str
+) -> None:
+    status, body = post_with_hosts(open_server, [host.format(port=open_server.port)])
+    assert status == 200, body
+
+
+@pytest.mark.parametrize(
+    "hosts",
+    [
+        ["evil.example"],
+        ["evil.example:{port}"],
+        ["localhost.evil.example:{port}"],
+        ["127.0.0.1.evil.example"],
+        ["port.example:8444"],
+        ["10.0.0.1:{port}"],
+    ],
+)
+def test_a_foreign_host_is_refused_without_a_token(
+    open_server: HttpServer, hosts: list[str]
+) -> None:
+    """A page on a name of the attacker's that now resolves to 127.0.0.1 (DNS rebinding)
+    sends no Origin, but its Host header names the attacker's host."""
+    status, body = post_with_hosts(open_server, [h.format(port=open_server.port) for h in hosts])
+    assert (status, json.loads(body)) == (421, {"error": "forbidden host"})
+
+
+def test_with_a_token_the_token_decides_over_the_host(token_server: HttpServer) -> None:
+    assert post_with_hosts(token_server, ["evil.example"])[0] == 401
+    status, _ = post_with_hosts(token_server, ["evil.example"], f"Bearer {TOKEN}")
+    assert status == 200
+
+
+def test_the_host_check_only_guards_mcp(open_server: HttpServer) -> None:
+    status, _, _ = http_request("GET", f"{open_server.base}/health", {"Host": "evil.example"})
+    assert status == 200
+
+
+@pytest.mark.parametrize(
+    ("bound", "host", "allowed"),
+    [
+        ("192.0.2.7", "192.0.2.7:8080", True),
+        ("boris.lan", "BORIS.lan:80", True),
+        ("fd00::7", "[fd00::7]:8080", True),
+        ("192.0.2.7", "192.0.2.8:8080", False),
+        ("0.0.0.0", "192.0.2.7:8080", False),  # every interface: no name follows from it
+        ("::", "[fd00::7]:8080", False),
+    ],
+)
+def test_the_bound_address_is_an_allowed_host(bound: str, host: str, allowed: bool) -> None:
+    """Bound to one address or name beyond loopback (with --allow-unauthenticated), Boris
+    answers requests naming it; bound to every interface, only --allow-host adds names.
+    (Tests bind loopback only: the rule is checked on its own.)"""
+    assert HostNames([], bound).allow(host) is allowed

@@ -16,11 +16,17 @@ from typing import Any
 
 import pytest
 from mcp import MCPError
-from mcp_types import ErrorData
+from mcp_types import ErrorData, JSONRPCNotification, JSONRPCResponse
 
+from boris.transport import stdio
 from tests.support import DEFAULT_TOOLS, INITIALIZE, RawStdio, raw_stdio, sdk_stdio_client
 from tests.support.files import memory_kib, peak_start
-from tests.support.surrogates import LONE_SURROGATE, SURROGATE_ID, SURROGATE_IDS
+from tests.support.surrogates import (
+    LONE_SURROGATE,
+    SURROGATE_ELSEWHERE,
+    SURROGATE_ID,
+    SURROGATE_IDS,
+)
 
 MB = 1024 * 1024
 #: README: a message may be 3 × --max-file-size + 1 MiB long (the line, without its newline).
@@ -202,6 +208,17 @@ def test_a_request_whose_id_is_not_unicode_is_answered_with_id_null(
     assert tools_list(small, 45) == len(DEFAULT_TOOLS)
 
 
+@pytest.mark.parametrize(("line", "request_id", "answer"), SURROGATE_ELSEWHERE)
+def test_a_lone_surrogate_outside_the_arguments_is_answered_with_the_id(
+    small: RawStdio, line: bytes, request_id: int | None, answer: dict[str, Any]
+) -> None:
+    # As over HTTP (tests/transport/test_http.py): nothing runs, and the session goes on.
+    small.send(line)
+    assert small.receive() == error(answer, request_id)
+    assert small.silent()
+    assert tools_list(small, 46) == len(DEFAULT_TOOLS)
+
+
 @pytest.mark.parametrize(
     ("tool", "arguments", "parameter"),
     [
@@ -369,14 +386,26 @@ def test_a_workdir_that_is_not_utf8_is_served(tmp_path: Path) -> None:
         assert tools_list(server, 3) == len(DEFAULT_TOOLS)
 
 
-def test_a_reply_that_cannot_be_encoded_becomes_an_error_reply(small: RawStdio) -> None:
-    # The SDK echoes an unknown method's name in its error; a lone surrogate in it
-    # cannot be written as JSON. The request is still answered, and the session goes on.
+def test_a_method_no_reply_could_name_is_answered(small: RawStdio) -> None:
+    # The SDK would echo an unknown method's name in its error, and a lone surrogate in
+    # it cannot be written as JSON. The request is answered, and the session goes on.
     small.send(b'{"jsonrpc": "2.0", "id": 110, "method": "no/such/\\ud800"}')
     assert small.receive() == error(
-        {"code": -32603, "message": "Internal error: the reply could not be encoded as JSON"}, 110
+        {"code": -32600, "message": f"Invalid Request: method {LONE_SURROGATE}"}, 110
     )
     assert tools_list(small, 111) == len(DEFAULT_TOOLS)
+
+
+def test_a_reply_that_cannot_be_encoded_becomes_an_error_reply() -> None:
+    # No message a client can send makes the server say a lone surrogate any more (each
+    # is refused first, above); should a reply hold one anyway, the writer answers the
+    # request with an error instead of ending the session.
+    reply = JSONRPCResponse(jsonrpc="2.0", id=5, result={"text": "\ud800"})
+    assert json.loads(stdio._encode(reply) or b"") == error(
+        {"code": -32603, "message": "Internal error: the reply could not be encoded as JSON"}, 5
+    )
+    progress = JSONRPCNotification(jsonrpc="2.0", method="x", params={"text": "\ud800"})
+    assert stdio._encode(progress) is None  # a notification is dropped
 
 
 def test_a_reply_is_written_while_a_huge_line_is_still_arriving(small: RawStdio) -> None:

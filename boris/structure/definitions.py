@@ -1,0 +1,297 @@
+"""The definitions of a parsed file, nested as in the source: kind, name, qualified name,
+line range and the line of the name (the signature).
+
+A language's query (boris/structure/queries/) names each definition's node
+(``@definition.<kind>``) and its name (``@name``, or a C declarator ``@declarator`` whose
+name lies inside it); ``@scope`` marks what qualifies the names inside it without being
+a definition itself (a Rust impl block, a Swift extension), and ``@receiver`` a Go
+method's receiver type. The code here does what a query cannot say: nesting by byte
+ranges, a function inside a class-like definition made a method, qualified names,
+names written qualified (``void A::f()``, ``namespace App.Core``).
+
+Nothing of the syntax tree outlives :func:`definitions`: the result is plain values.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from boris.structure.grammars import grammar
+from boris.structure.languages import Language
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    kind: str
+    #: As an outline shows it below its parent: the name, with what qualifies it that
+    #: is not shown as a parent (a Go receiver, a Rust impl's type: ``Server.start``).
+    name: str
+    #: The parts of its qualified name, outermost first.
+    parts: tuple[str, ...]
+    #: Lines, 1-based, inclusive; ``line`` is the line of its name (the signature).
+    start: int
+    end: int
+    line: int
+    #: How many definitions it lies in.
+    depth: int
+    #: Bytes of the definition and of its name.
+    start_byte: int
+    end_byte: int
+    name_start: int
+    name_end: int
+
+    @property
+    def qualified(self) -> str:
+        return ".".join(self.parts)
+
+
+@dataclass(slots=True)
+class _Found:
+    index: int  # the query pattern: of two that name one name node, the first wins
+    node_id: int
+    start_byte: int
+    end_byte: int
+    start: int
+    end: int
+    kind: str  # "" for a scope
+    own: tuple[str, ...]  # the name's parts as written (with a receiver's type first)
+    name_line: int
+    name_start: int
+    name_end: int
+
+
+#: Node types that are the name a declarator declares.
+_DECLARED = frozenset(
+    {
+        "identifier",
+        "field_identifier",
+        "type_identifier",
+        "qualified_identifier",
+        "operator_name",
+        "destructor_name",
+        "template_function",
+        "primitive_type",
+    }
+)
+
+_GENERICS = re.compile(r"<[^<>]*>|\[[^\[\]]*\]")
+_QUALIFIED = re.compile(r"^[\w$~]+(?:(?:::|\.|\\)[\w$~]+)+$")
+_SEPARATOR = re.compile(r"::|\.|\\")
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
+_CAPITALS = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
+
+
+def definitions(
+    tree: tree_sitter.Tree, language: Language, around: list[tuple[int, int]] | None = None
+) -> list[Definition]:
+    """Every definition of ``tree``, in source order (a parent before what it holds).
+
+    With ``around`` (byte spans), only the definitions that meet one of the spans: those
+    whose names may lie there, and those holding them, which qualify them. Where a name
+    is looked for, the query then visits a few branches of the tree, not all of it."""
+    import tree_sitter
+
+    query = grammar(language).definitions
+    found: dict[tuple[int, int], _Found] = {}
+    cursor = tree_sitter.QueryCursor(query)
+    for start, end in [(0, tree.root_node.end_byte)] if around is None else _merged(around):
+        if around is not None:
+            cursor.set_byte_range(start, end)
+        for index, captures in cursor.matches(tree.root_node):
+            _collect(index, captures, found)
+    ordered = sorted(found.values(), key=lambda f: (f.start_byte, -f.end_byte, f.index))
+    return _nest(ordered, language)
+
+
+#: Spans closer than this are looked at in one run of the query.
+_NEAR = 4096
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start - merged[-1][1] <= _NEAR:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _collect(
+    index: int, captures: dict[str, list[tree_sitter.Node]], found: dict[tuple[int, int], _Found]
+) -> None:
+    node = None
+    kind = ""
+    for capture, nodes in captures.items():
+        if capture.startswith("definition."):
+            node, kind = nodes[0], capture[len("definition.") :]
+        elif capture == "scope":
+            node = nodes[0]
+    if node is None:
+        return
+    if kind == "variable" and node.type == "declaration" and _is_extern(node):
+        return
+    names = list(captures.get("name", ()))
+    names += [name for d in captures.get("declarator", ()) if (name := _declared(d)) is not None]
+    receiver = captures.get("receiver")
+    prefix = (_last_identifier(_text(receiver[0])),) if receiver else ()
+    lines: tuple[int, int] | None = None
+    for name in names:
+        name_start, name_end = name.start_byte, name.end_byte
+        have = found.get((name_start, name_end))
+        if have is not None and have.index <= index:
+            continue
+        text = _text(name)
+        own = (_last_identifier(text),) if not kind else _name_parts(text)
+        if not own or not own[-1]:
+            continue
+        if lines is None:
+            start_row = node.start_point.row
+            end_row, end_column = _content_end(node)
+            if end_column == 0 and end_row > start_row:
+                end_row -= 1  # the node ends with the newline of its last line
+            lines = (start_row + 1, end_row + 1)
+        found[(name_start, name_end)] = _Found(
+            index=index,
+            node_id=node.id,
+            start_byte=node.start_byte,
+            end_byte=node.end_byte,
+            start=lines[0],
+            end=lines[1],
+            kind=kind,
+            own=(*prefix, *own),
+            name_line=name.start_point.row + 1,
+            name_start=name_start,
+            name_end=name_end,
+        )
+
+
+def _nest(ordered: list[_Found], language: Language) -> list[Definition]:
+    """Definitions with their nesting: a definition lies in the last one before it
+    whose bytes hold it. Scopes qualify, but are not shown."""
+    result: list[Definition] = []
+    # Each entry: the found item, its qualified parts, its definition (None: a scope).
+    stack: list[tuple[_Found, tuple[str, ...], Definition | None]] = []
+    for item in ordered:
+        while stack and (
+            stack[-1][0].end_byte <= item.start_byte or stack[-1][0].node_id == item.node_id
+        ):
+            stack.pop()
+        parent = stack[-1] if stack else None
+        parts = (*(parent[1] if parent else ()), *item.own)
+        if not item.kind:  # a scope
+            stack.append((item, parts, None))
+            continue
+        shown = next((entry for entry in reversed(stack) if entry[2] is not None), None)
+        depth = shown[2].depth + 1 if shown is not None and shown[2] is not None else 0
+        name = ".".join(parts[len(shown[1]) :] if shown is not None else parts)
+        kind = item.kind
+        if kind == "function" and (
+            len(item.own) > 1
+            or (parent is not None and (parent[2] is None or parent[2].kind in language.class_like))
+        ):
+            kind = "method"
+        elif kind == "variable" and language.capital_constants and _CAPITALS.match(item.own[-1]):
+            kind = "constant"
+        definition = Definition(
+            kind=kind,
+            name=name,
+            parts=parts,
+            start=item.start,
+            end=item.end,
+            line=item.name_line,
+            depth=depth,
+            start_byte=item.start_byte,
+            end_byte=item.end_byte,
+            name_start=item.name_start,
+            name_end=item.name_end,
+        )
+        result.append(definition)
+        if kind != "type":  # a C typedef holds its struct; the struct is not its member
+            stack.append((item, parts, definition))
+    return result
+
+
+def _content_end(node: tree_sitter.Node) -> tuple[int, int]:
+    """Where a definition's code ends: its last descendant that is not a comment. A
+    grammar may count comments after its last statement as part of its body (Python's
+    does, for comments indented as the body); as Python's ast has it, they are not part
+    of the definition. One step down the last branch at a time, never a list of
+    children."""
+    end = node.end_byte
+    last_leaf = node.descendant_for_byte_range(end - 1, end) if end else None
+    if last_leaf is not None and not last_leaf.is_extra:
+        point = node.end_point  # most definitions: no comment at their end
+        return point.row, point.column
+    for _ in range(256):
+        count = node.child_count
+        last = node.child(count - 1) if count else None
+        while last is not None and last.is_extra:
+            last = last.prev_sibling
+        if last is None:
+            break
+        if not last.child_count:
+            point = last.end_point
+            return point.row, point.column
+        node = last
+    point = node.end_point
+    return point.row, point.column
+
+
+def _text(node: tree_sitter.Node) -> str:
+    data = node.text
+    return data.decode("utf-8", "replace") if data is not None else ""
+
+
+def _name_parts(text: str) -> tuple[str, ...]:
+    """The parts of a name as written: ``A::B::f`` and ``App.Core`` are qualified, type
+    arguments are dropped (``Box<int>::get``)."""
+    text = text.strip()
+    while True:
+        plain = _GENERICS.sub("", text)
+        if plain == text:
+            break
+        text = plain
+    if _QUALIFIED.match(text):
+        return tuple(_SEPARATOR.split(text))
+    return (text,)
+
+
+def _last_identifier(text: str) -> str:
+    """The type a receiver or an impl block names: its last identifier once type
+    arguments are dropped (``*Server[T]`` and ``&'a mut Server<T>`` name Server)."""
+    while True:
+        plain = _GENERICS.sub("", text)
+        if plain == text:
+            break
+        text = plain
+    found = _IDENTIFIER.findall(text)
+    return found[-1] if found else ""
+
+
+def _declared(declarator: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The name a C or C++ declarator declares (through pointers, references,
+    parentheses, arrays and function declarators)."""
+    node: tree_sitter.Node | None = declarator
+    for _ in range(32):
+        if node is None:
+            return None
+        if node.type in _DECLARED:
+            return node
+        inner = node.child_by_field_name("declarator")
+        if inner is None:
+            inner = next((c for c in node.named_children if c.type != "attribute"), None)
+        node = inner
+    return None
+
+
+def _is_extern(node: tree_sitter.Node) -> bool:
+    return any(
+        child.type == "storage_class_specifier" and child.text == b"extern"
+        for child in node.children
+    )

@@ -1,0 +1,234 @@
+"""The languages Boris knows the structure of: how a file is recognised (its name, else
+the interpreter of its ``#!`` line), which grammar parses it, and what in its syntax
+tree counts as a use of a name.
+
+Plain data, loading nothing: the grammars are loaded by boris.structure.grammars on
+first use.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: The kinds of definition, as the symbols tool's ``kind`` takes them.
+KINDS = (
+    "class",
+    "function",
+    "method",
+    "interface",
+    "struct",
+    "enum",
+    "trait",
+    "type",
+    "module",
+    "constant",
+    "variable",
+)
+
+#: Kinds whose functions are methods.
+CLASS_LIKE = frozenset({"class", "struct", "interface", "enum", "trait"})
+
+
+@dataclass(frozen=True)
+class Language:
+    """A language: its name as output shows it, its grammar and how files are told."""
+
+    #: As output shows it: "Python".
+    name: str
+    #: The query file (boris/structure/queries/<key>.scm) and the key of the grammar.
+    key: str
+    #: The grammar's package and the function of it that gives the language.
+    module: str
+    function: str
+    #: Name endings (case-sensitive) and whole names of its files.
+    suffixes: tuple[str, ...]
+    names: tuple[str, ...] = ()
+    #: Interpreters of a ``#!`` line that run it (for a file without an extension).
+    interpreters: tuple[str, ...] = ()
+    #: Definition kinds whose functions are methods (Ruby's modules hold methods too).
+    class_like: frozenset[str] = CLASS_LIKE
+    #: Node types, besides those whose type ends in "identifier", that are names.
+    identifiers: frozenset[str] = frozenset()
+    #: Parents under which a ``word`` node is a name (Bash: a command's name).
+    word_parents: frozenset[str] = frozenset()
+    #: Whether a variable spelled in capitals (MAX_SIZE) is a constant.
+    capital_constants: bool = False
+    #: The query files read before its own (TypeScript's start from JavaScript's).
+    based_on: tuple[str, ...] = ()
+    #: Its own query file, if not named after its key (TSX's is TypeScript's).
+    query: str = ""
+    #: Whether a definition's name may follow a dot: Kotlin's ``fun String.shout()``,
+    #: Ruby's ``def self.build``, C#'s ``void IDisposable.Dispose()``. Elsewhere a name
+    #: after ``.`` or ``->`` is a use, and a search for definitions passes it by.
+    dotted_definitions: bool = False
+    #: Where a definition may name something, as a regular expression around ``{name}``
+    #: (a superset of what the query finds): a search for definitions parses a file only
+    #: if the name stands there. None: wherever the name stands, but after a dot.
+    definition_sites: str | None = None
+
+
+PYTHON = Language(
+    "Python",
+    "python",
+    "tree_sitter_python",
+    "language",
+    (".py", ".pyi", ".pyw"),
+    interpreters=("python", "python2", "python3"),
+    capital_constants=True,
+    # def, class, a type statement; a name bound at the start of a statement.
+    definition_sites=(
+        r"(?m)(?:^[ \t]*(?:(?:async[ \t]+)?def|class|type)[ \t]+{name}\b)"
+        r"|(?:(?:^|;)[ \t]*{name}[ \t]*(?::|=(?!=)))"
+    ),
+)
+JAVASCRIPT = Language(
+    "JavaScript",
+    "javascript",
+    "tree_sitter_javascript",
+    "language",
+    (".js", ".mjs", ".cjs", ".jsx"),
+    interpreters=("node", "nodejs"),
+)
+TYPESCRIPT = Language(
+    "TypeScript",
+    "typescript",
+    "tree_sitter_typescript",
+    "language_typescript",
+    (".ts", ".mts", ".cts"),
+    interpreters=("ts-node", "deno", "bun"),
+    based_on=("javascript",),
+)
+TSX = Language(
+    "TSX",
+    "tsx",
+    "tree_sitter_typescript",
+    "language_tsx",
+    (".tsx",),
+    based_on=("javascript",),
+    query="typescript",
+)
+GO = Language("Go", "go", "tree_sitter_go", "language", (".go",))
+RUST = Language("Rust", "rust", "tree_sitter_rust", "language", (".rs",))
+JAVA = Language("Java", "java", "tree_sitter_java", "language", (".java",))
+C = Language("C", "c", "tree_sitter_c", "language", (".c",))
+CPP = Language(
+    "C++",
+    "cpp",
+    "tree_sitter_cpp",
+    "language",
+    # .h as C++, as universal-ctags has it: the C++ grammar reads C headers too, while
+    # the C grammar stops at the first class of a C++ header.
+    (
+        ".cc",
+        ".cpp",
+        ".cxx",
+        ".c++",
+        ".C",
+        ".h",
+        ".hh",
+        ".hpp",
+        ".hxx",
+        ".h++",
+        ".H",
+        ".inl",
+        ".ipp",
+        ".tpp",
+    ),
+)
+CSHARP = Language(
+    "C#", "c_sharp", "tree_sitter_c_sharp", "language", (".cs", ".csx"), dotted_definitions=True
+)
+RUBY = Language(
+    "Ruby",
+    "ruby",
+    "tree_sitter_ruby",
+    "language",
+    (".rb", ".rake", ".gemspec", ".ru"),
+    names=("Rakefile", "Gemfile", "Guardfile", "Vagrantfile"),
+    interpreters=("ruby",),
+    class_like=CLASS_LIKE | {"module"},
+    identifiers=frozenset({"constant"}),
+    dotted_definitions=True,
+)
+PHP = Language(
+    "PHP",
+    "php",
+    "tree_sitter_php",
+    "language_php",
+    (".php", ".phtml", ".php5", ".php7", ".php8"),
+    interpreters=("php",),
+    identifiers=frozenset({"name"}),
+)
+KOTLIN = Language(
+    "Kotlin", "kotlin", "tree_sitter_kotlin", "language", (".kt", ".kts"), dotted_definitions=True
+)
+SWIFT = Language("Swift", "swift", "tree_sitter_swift", "language", (".swift",))
+BASH = Language(
+    "Bash",
+    "bash",
+    "tree_sitter_bash",
+    "language",
+    (".sh", ".bash", ".bashrc", ".bash_profile", ".zsh", ".ksh"),
+    names=(".bashrc", ".bash_profile", ".profile", "bashrc", "profile"),
+    interpreters=("sh", "bash", "dash", "ksh", "zsh", "ash"),
+    identifiers=frozenset({"variable_name"}),
+    word_parents=frozenset({"command_name"}),
+)
+
+#: Every language, in the order the tool's description names them.
+LANGUAGES = (
+    PYTHON, JAVASCRIPT, TYPESCRIPT, TSX, GO, RUST, JAVA, C, CPP, CSHARP, RUBY, PHP,
+    KOTLIN, SWIFT, BASH,
+)  # fmt: skip
+
+_BY_SUFFIX = {suffix: language for language in LANGUAGES for suffix in language.suffixes}
+_BY_NAME = {name: language for language in LANGUAGES for name in language.names}
+_BY_INTERPRETER = {
+    interpreter: language for language in LANGUAGES for interpreter in language.interpreters
+}
+#: The suffix of a name: from its last dot (a leading dot alone is no suffix).
+_SUFFIX = re.compile(r"(?<=[^/])(\.[^./]+)$")
+#: The interpreter of a #! line: "#!/usr/bin/env -S python3 -u" → python3; versions dropped.
+_SHEBANG = re.compile(rb"#![ \t]*(\S+)(?:[ \t]+(?:-\S+[ \t]+)*(\S+))?")
+_VERSION = re.compile(r"[\d.]+$")
+
+#: Notebooks are read as their code cells, in Python.
+NOTEBOOK_SUFFIX = ".ipynb"
+
+
+def by_name(name: str) -> Language | None:
+    """The language of a file by its name (the last component of a path); None when the
+    name alone does not tell (see :func:`needs_first_line`)."""
+    language = _BY_NAME.get(name)
+    if language is not None:
+        return language
+    found = _SUFFIX.search(name)
+    return _BY_SUFFIX.get(found.group(1)) if found else None
+
+
+def is_notebook(name: str) -> bool:
+    return name.lower().endswith(NOTEBOOK_SUFFIX)
+
+
+def needs_first_line(name: str) -> bool:
+    """Whether a file's language is told by its ``#!`` line: it has no extension."""
+    return _SUFFIX.search(name) is None and name not in _BY_NAME
+
+
+def by_first_line(head: bytes) -> Language | None:
+    """The language of the interpreter a ``#!`` line at the start of ``head`` names."""
+    if not head.startswith(b"#!"):
+        return None
+    found = _SHEBANG.match(head.split(b"\n", 1)[0])
+    if found is None:
+        return None
+    program = found.group(1).rsplit(b"/", 1)[-1]
+    if program == b"env" and found.group(2):
+        program = found.group(2).rsplit(b"/", 1)[-1]
+    name = program.decode("utf-8", "replace")
+    return _BY_INTERPRETER.get(name) or _BY_INTERPRETER.get(_VERSION.sub("", name))
+
+
+def language_names() -> str:
+    return ", ".join(language.name for language in LANGUAGES)

@@ -1,0 +1,38 @@
+"""A notebook's code cells as Python sources, numbered as view numbers cells.
+
+The notebook's JSON is read with the standard library: structure needs no more than
+the cells' types and sources (view and notebook_edit check notebooks with nbformat).
+IPython's own lines (``%magic``, ``!command``, ``?help``) are not Python: they are
+blanked, keeping the cell's line numbers, so that the rest of the cell parses.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+_IPYTHON_LINE = re.compile(rb"^[ \t]*(?:%|!|\?)[^\n]*", re.MULTILINE)
+
+
+def code_cells(data: bytes) -> tuple[int, list[tuple[int, bytes]]] | None:
+    """The number of cells of a notebook and ``(number, source)`` for each code cell,
+    numbered from 1 among all cells; None when ``data`` is not a notebook."""
+    try:
+        content = json.loads(data)
+    except ValueError:
+        return None
+    cells = content.get("cells") if isinstance(content, dict) else None
+    if not isinstance(cells, list):
+        return None
+    found = []
+    for number, cell in enumerate(cells, 1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list):
+            source = "".join(part for part in source if isinstance(part, str))
+        if not isinstance(source, str):
+            continue
+        text = source.encode("utf-8", "surrogatepass")
+        found.append((number, _IPYTHON_LINE.sub(b"", text)))
+    return len(cells), found

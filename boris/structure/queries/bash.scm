@@ -1,0 +1,3 @@
+; Definitions in Bash: its functions.
+
+(function_definition name: (word) @name) @definition.function

@@ -1,0 +1,45 @@
+; Definitions in C++. A template starts at its template line (its pattern comes
+; first). A member function defined out of its class (void A::f() {}) is qualified
+; by the name before its ::, as the code reads the declarator.
+
+(template_declaration
+  (class_specifier name: (_) @name body: (_))) @definition.class
+
+(template_declaration
+  (struct_specifier name: (_) @name body: (_))) @definition.struct
+
+(template_declaration
+  (function_definition declarator: (_) @declarator)) @definition.function
+
+(template_declaration
+  (alias_declaration name: (type_identifier) @name)) @definition.type
+
+(class_specifier name: (_) @name body: (_)) @definition.class
+
+(struct_specifier name: (_) @name body: (_)) @definition.struct
+
+(union_specifier name: (_) @name body: (_)) @definition.struct
+
+(enum_specifier name: (_) @name body: (_)) @definition.enum
+
+(namespace_definition name: (_) @name) @definition.module
+
+(function_definition declarator: (_) @declarator) @definition.function
+
+(type_definition declarator: (_) @declarator) @definition.type
+
+(alias_declaration name: (type_identifier) @name) @definition.type
+
+(preproc_def name: (identifier) @name) @definition.constant
+
+(preproc_function_def name: (identifier) @name) @definition.function
+
+(translation_unit
+  (declaration declarator: (init_declarator declarator: (_) @declarator)) @definition.variable)
+
+(translation_unit
+  (declaration declarator: [(identifier) (array_declarator) (pointer_declarator)] @declarator) @definition.variable)
+
+(namespace_definition
+  body: (declaration_list
+    (declaration declarator: (init_declarator declarator: (_) @declarator)) @definition.variable))

@@ -1,0 +1,19 @@
+; Definitions TypeScript and TSX add to JavaScript's (javascript.scm is read first).
+
+(abstract_class_declaration name: (_) @name) @definition.class
+
+(interface_declaration name: (_) @name) @definition.interface
+
+(type_alias_declaration name: (_) @name) @definition.type
+
+(enum_declaration name: (_) @name) @definition.enum
+
+(internal_module name: (_) @name) @definition.module
+
+(module name: (_) @name) @definition.module
+
+(function_signature name: (identifier) @name) @definition.function
+
+(method_signature name: (_) @name) @definition.method
+
+(abstract_method_signature name: (_) @name) @definition.method

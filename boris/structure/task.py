@@ -1,0 +1,300 @@
+"""What a structure search does with each file (:class:`StructureTask`, plain data that
+travels to grep's worker processes), and the lines it gives for it.
+
+A search by name first looks for the name in the file's bytes with grep's matcher, as
+grep would, and parses only a file that holds it; an outline or a map parses every
+file it is given. A syntax tree lives while its file is looked at, no longer: what
+comes back is text.
+
+Output lines (SPEC "symbols"):
+- outline: ``<kind> <name>  <start>-<end>  <signature>``, indented two spaces a level;
+- definitions: ``<path>:<start>-<end>  <kind> <Qualified.name>  <signature>``;
+- references: ``<path>:<line>:<column>  in <Qualified.enclosing>  <the line>``.
+In a notebook a line number is the cell's, after ``cell N:``.
+
+Search workers load this module when a structure task first reaches them: it imports
+nothing of the server.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from boris.search.file_search import compiled
+from boris.search.file_text import OPEN_FLAGS, is_binary, read_text
+from boris.stop import Stop, check
+from boris.structure.definitions import Definition, definitions
+from boris.structure.grammars import parse
+from boris.structure.references import definition_sites, occurrences, references
+from boris.structure.source import Part, Source, language_of, source_of
+from boris.text import printable
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+#: The most characters of a signature or a reference's line shown.
+MAX_SIGNATURE = 200
+
+OUTLINE = "outline"
+MAP = "map"
+DEFINITIONS = "definitions"
+REFERENCES = "references"
+#: For view's symbol: the definitions of a name as fields (``place`` and
+#: :func:`parse_place`), and every qualified name a file defines.
+PLACES = "places"
+NAMES = "names"
+
+
+@dataclass(frozen=True)
+class NameQuery:
+    """Which definitions a search by name wants."""
+
+    #: The parts of a qualified name (``("Outer", "inner")``), or empty.
+    parts: tuple[str, ...] = ()
+    #: An RE2 pattern on the qualified name instead.
+    pattern: str | None = None
+    kind: str | None = None
+
+    def wants(self, definition: Definition) -> bool:
+        if self.kind is not None and definition.kind != self.kind:
+            return False
+        if self.pattern is not None:
+            return _regex(self.pattern).search(definition.qualified) is not None
+        if not self.parts:
+            return True
+        size = len(self.parts)
+        return definition.parts[-size:] == self.parts
+
+
+@functools.lru_cache(maxsize=8)
+def _regex(pattern: str) -> Any:
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    return re2.compile(pattern, options)
+
+
+@dataclass(frozen=True)
+class StructureTask:
+    """What to do with each file of a structure search, as plain data."""
+
+    mode: str
+    max_size: int
+    query: NameQuery = NameQuery()
+    #: A grep pattern a file must match to be parsed (the name as a word), if any.
+    prefilter: str | None = None
+
+    def run_chunk(
+        self, chunk: list[tuple[str, str]], skip: int = 0, stop: Stop | None = None
+    ) -> list[tuple[int, list[str]]]:
+        """``(index, lines)`` for the files of ``chunk`` that give any."""
+        found = []
+        for index, (label, path) in enumerate(chunk):
+            check(stop)
+            lines = self.run_file(label, path)
+            if lines:
+                found.append((index, lines))
+        return found
+
+    def run_file(self, label: str, path: str) -> list[str]:
+        """The lines of one file of a walk (one of a known language)."""
+        name = path.rpartition(os.sep)[2]
+        language = language_of(name, path)
+        if language is None:
+            return []
+        data = self._read(path)
+        if data is None:
+            return []
+        source = source_of(name, data, language)
+        if source is None:
+            return []
+        return self.lines(label, source)
+
+    def _read(self, path: str) -> bytes | None:
+        """The file's text if it is to be parsed, as grep reads it. As in grep, a file
+        is told binary, or not a regular file, only once it holds the name: most files
+        do not, and are spared the look."""
+        try:
+            fd = os.open(path, OPEN_FLAGS)
+        except OSError:
+            return None
+        try:
+            data = read_text(fd, self.max_size)
+            if data is None:
+                return None
+            if self.prefilter is not None:
+                matcher = compiled(self.prefilter, False, False)
+                if not matcher.matches(matcher.prepare(data)):
+                    return None
+            if is_binary(data) or not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            return data
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+
+    def lines(self, label: str, source: Source) -> list[str]:
+        """The lines of ``source`` (a file shown as ``label``) for this task's mode."""
+        if self.mode == REFERENCES:
+            return list(reference_lines(label, source, self.query.parts[-1]))
+        if self.mode == PLACES:
+            return [
+                place(part, d)
+                for part, found, _, _ in parsed(source, self._word())
+                for d in found
+                if self.query.wants(d)
+            ]
+        if self.mode == NAMES:
+            return [d.qualified for _, found, _, _ in parsed(source) for d in found]
+        if self.mode == DEFINITIONS:
+            return [
+                definition_line(label, part, d, lines)
+                for part, found, lines, _ in parsed(source, self._word())
+                for d in found
+                if self.query.wants(d)
+            ]
+        return outline(label, source, self.query.kind, top_only=self.mode == MAP)
+
+    def _word(self) -> str | None:
+        """The name whose definitions are looked for, if one is."""
+        return self.query.parts[-1] if self.query.parts and self.query.pattern is None else None
+
+
+def parsed(
+    source: Source, word: str | None = None
+) -> Iterator[tuple[Part, list[Definition], list[bytes], int | None]]:
+    """Each part of ``source`` with its definitions (with ``word``, only those that may
+    be named so, and those holding them), its lines and the line of its first syntax
+    error (None when it parses cleanly)."""
+    for part in source.parts:
+        around = None
+        if word is not None:
+            around = definition_sites(word, part.text, source.language)
+            if not around:
+                continue  # not parsed: the name is not where a definition names
+        tree = parse(source.language, part.text)
+        found = definitions(tree, source.language, around)
+        yield part, found, part.text.split(b"\n"), _error(tree)
+
+
+def outline(label: str, source: Source, kind: str | None, *, top_only: bool = False) -> list[str]:
+    """A file's outline: its header, a note on syntax errors, then its definitions.
+
+    In a map (``top_only``) the definitions are the file's top-level ones, below its
+    header; with ``kind`` only those of that kind, at any depth, qualified."""
+    head = source.header(label)
+    notes = []
+    lines = []
+    indent = "  " if top_only else ""
+    for part, found, text, error in parsed(source):
+        if error is not None:
+            where = f"cell {part.cell}, line {error}" if part.cell is not None else f"line {error}"
+            notes.append(where)
+        for d in found:
+            if kind is not None:
+                if d.kind == kind:
+                    lines.append(indent + _outline_entry(part, d, d.qualified, text))
+            elif not top_only or d.depth == 0:
+                lines.append(indent + "  " * d.depth + _outline_entry(part, d, d.name, text))
+    if top_only and kind is not None and not lines:
+        return []  # a map with a kind shows only the files that hold one
+    if notes:
+        note = "; ".join(notes)
+        if top_only:
+            head = f"{head} [syntax errors: first at {note}]"
+        else:
+            lines.insert(
+                0,
+                f"[Syntax errors, the first at {note}: definitions near them may be "
+                "missing or cut short.]",
+            )
+    return [head, *lines]
+
+
+def _outline_entry(part: Part, d: Definition, name: str, lines: list[bytes]) -> str:
+    return f"{d.kind} {name}  {_range(part, d)}  {signature(lines, d.line)}"
+
+
+def definition_line(label: str, part: Part, d: Definition, lines: list[bytes]) -> str:
+    return f"{label}:{_range(part, d)}  {d.kind} {d.qualified}  {signature(lines, d.line)}"
+
+
+def reference_lines(label: str, source: Source, name: str) -> Iterator[str]:
+    for part in source.parts:
+        if name.encode() not in part.text:
+            continue
+        tree = parse(source.language, part.text)
+        # The definitions that meet an occurrence: those it names, those it lies in.
+        found = definitions(tree, source.language, occurrences(name, part.text))
+        lines = part.text.split(b"\n")
+        starts = _line_starts(lines)
+        cell = f"cell {part.cell}:" if part.cell is not None else ""
+        for ref in references(tree, part.text, name, source.language, found):
+            line = lines[ref.line - 1]
+            column = len(line[: ref.byte - starts[ref.line - 1]].decode("utf-8", "replace")) + 1
+            where = ref.enclosing.qualified if ref.enclosing is not None else "(top level)"
+            yield f"{label}:{cell}{ref.line}:{column}  in {where}  {signature(lines, ref.line)}"
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a definition is, as view's symbol needs it."""
+
+    cell: int | None
+    start: int
+    end: int
+    kind: str
+    qualified: str
+
+
+def place(part: Part, d: Definition) -> str:
+    cell = "" if part.cell is None else str(part.cell)
+    return f"{cell}\t{d.start}\t{d.end}\t{d.kind}\t{d.qualified}"
+
+
+def parse_place(line: str) -> Place:
+    cell, start, end, kind, qualified = line.split("\t", 4)
+    return Place(int(cell) if cell else None, int(start), int(end), kind, qualified)
+
+
+def _line_starts(lines: list[bytes]) -> list[int]:
+    starts = []
+    offset = 0
+    for line in lines:
+        starts.append(offset)
+        offset += len(line) + 1
+    return starts
+
+
+def _range(part: Part, d: Definition) -> str:
+    cell = f"cell {part.cell}:" if part.cell is not None else ""
+    return f"{cell}{d.start}-{d.end}"
+
+
+def signature(lines: list[bytes], line: int) -> str:
+    """Line ``line`` (1-based) of a source, trimmed, at most MAX_SIGNATURE characters."""
+    text = lines[line - 1].decode("utf-8", "replace").strip() if line <= len(lines) else ""
+    return printable(text[:MAX_SIGNATURE])
+
+
+def _error(tree: tree_sitter.Tree) -> int | None:
+    """The line of the first syntax error of a tree, None if it has none."""
+    node = tree.root_node
+    if not node.has_error:
+        return None
+    while not (node.is_error or node.is_missing):
+        for child in node.children:
+            if child.has_error or child.is_missing:
+                node = child
+                break
+        else:
+            break
+    line: int = node.start_point[0] + 1
+    return line

@@ -1,0 +1,98 @@
+"""A notebook's JSON read a value at a time (boris/files/notebook_format.py), against
+``json.loads``; and a notebook whose verdict is known, read lazily, shown exactly as one
+read whole (README "Notebooks").
+
+The texts are JSON as writers write it and as they could: any whitespace between tokens,
+a key given twice, values of every kind; and notebooks written by Jupyter and VS Code.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from boris.files import notebook_format
+from boris.files.notebook_view import render
+from tests.support.notebooks import jupyter, sample, vscode
+
+WHITESPACE = st.text(alphabet=" \t\n\r", max_size=3)
+VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
+    max_leaves=8,
+)
+
+
+@st.composite
+def json_texts(draw: st.DrawFn) -> str:
+    """An object's JSON text with any whitespace, its keys possibly repeated, "cells" an
+    array of values (or not an array)."""
+    keys = draw(st.lists(st.sampled_from(["cells", "metadata", "nbformat", "x"]), max_size=5))
+    parts = []
+    for key in keys:
+        if key == "cells" and draw(st.booleans()):
+            items = draw(st.lists(VALUES, max_size=4))
+            inner = ",".join(
+                draw(WHITESPACE) + json.dumps(item) + draw(WHITESPACE) for item in items
+            )
+            value = "[" + (inner or draw(WHITESPACE)) + "]"
+        else:
+            value = json.dumps(draw(VALUES))
+        gap = draw(WHITESPACE)
+        parts.append(f'{gap}"{key}"{draw(WHITESPACE)}:{draw(WHITESPACE)}{value}{draw(WHITESPACE)}')
+    return draw(WHITESPACE) + "{" + (",".join(parts) or draw(WHITESPACE)) + "}" + draw(WHITESPACE)
+
+
+@given(json_texts(), st.booleans())
+def test_read_a_value_at_a_time_as_json_loads_reads(text: str, lazy: bool) -> None:
+    decoded, _ = notebook_format._decode(text, lazy=lazy)
+    expected = json.loads(text)
+    if lazy and isinstance(decoded.get("cells"), notebook_format._Cells):
+        decoded["cells"] = list(decoded["cells"])
+    assert decoded == expected
+
+
+@pytest.mark.parametrize("text", ["{", '{"cells": [1,]}', '{"a": 1} x', '{"a" 1}'])
+def test_json_that_is_not_valid_is_refused_as_json_loads_refuses_it(text: str) -> None:
+    with pytest.raises(json.JSONDecodeError) as expected:
+        json.loads(text)
+    with pytest.raises(json.JSONDecodeError) as refused:
+        notebook_format._decode(text, lazy=False)
+    assert str(refused.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("text", ["[1, 2]", '"x"', "3"])
+def test_json_that_is_not_an_object_is_read_as_json_loads_reads_it(text: str) -> None:
+    assert notebook_format._decode(text, lazy=False)[0] == json.loads(text)
+
+
+_inodes = itertools.count(1)
+
+
+@given(st.sampled_from(["jupyter", "vscode"]), st.integers(1, 4), st.booleans())
+def test_a_notebook_read_lazily_shows_as_one_read_whole(
+    writer: str, first: int, ranged: bool
+) -> None:
+    content = json.loads(jupyter(sample()))
+    text = jupyter(sample()) if writer == "jupyter" else vscode(content)
+    data = text.encode()
+    # A file that last changed long ago, never seen before: its verdict is kept.
+    known = (0, next(_inodes), len(data), 0, 0)
+    whole = notebook_format.parse(data, known)
+    for _ in range(2):  # from its shape kept with the verdict
+        lazy = notebook_format.parse(data, known)
+        assert isinstance(lazy.cells, notebook_format._Cells)
+        assert list(lazy.cells) == whole.cells == content["cells"]
+        cell_range = (first, 4) if ranged else None
+        assert render(lazy, cell_range, "p").text == render(whole, cell_range, "p").text
+
+
+def test_a_verdict_is_not_kept_for_a_file_that_just_changed() -> None:
+    data = jupyter(sample()).encode()
+    just = (0, next(_inodes), len(data), 0, 2**62)  # changed "now", as far as time goes
+    notebook_format.parse(data, just)
+    assert isinstance(notebook_format.parse(data, just).cells, list)

@@ -1,0 +1,361 @@
+"""symbols through a real client, exact texts (SPEC "symbols", README "Code structure").
+
+One app serves the module (``--allow-dir`` its workdir, ``--deny-dir **/secrets``); each
+test looks at its own subdirectory. The oracles for definitions and references over
+real code are in tests/structure/.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+
+from tests.support import error_text, ok_text
+from tests.support.inprocess import app_client
+from tests.support.trees import set_mtimes, write_tree
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("symbols").resolve()
+
+
+@pytest.fixture(scope="module")
+async def client(workdir: Path) -> AsyncIterator[Client[Any]]:
+    flags = ["--allow-dir", str(workdir), "--deny-dir", "**/secrets", "--max-file-size", "64KB"]
+    async with app_client(*flags, workdir=workdir) as connected:
+        yield connected
+
+
+async def symbols(client: Client[Any], **arguments: Any) -> str:
+    return ok_text(await client.call_tool("symbols", arguments, raise_on_error=False))
+
+
+async def symbols_error(client: Client[Any], **arguments: Any) -> str:
+    return error_text(await client.call_tool("symbols", arguments, raise_on_error=False))
+
+
+SERVER = """\
+import os
+
+LIMIT = 10
+name = "server"
+
+
+@decorated
+def start(port):
+    def inner():
+        return port
+    return inner
+
+
+class Server:
+    retries = 3
+
+    class Config:
+        def load(self):
+            return start(1)
+
+    def run(self):
+        # start is mentioned here, in a comment
+        return start(self.retries)  # and "start" in a string
+"""
+
+CLIENT_GO = """\
+package client
+
+type Client struct{ addr string }
+
+func New(addr string) *Client { return &Client{addr} }
+
+func (c *Client) Run() error { return nil }
+"""
+
+
+async def test_outline_of_a_file(client: Client[Any], workdir: Path) -> None:
+    write_tree(workdir / "outline", {"server.py": SERVER})
+    assert await symbols(client, path="outline/server.py") == (
+        "outline/server.py (Python, 23 lines)\n"
+        "constant LIMIT  3-3  LIMIT = 10\n"
+        'variable name  4-4  name = "server"\n'
+        "function start  7-11  def start(port):\n"
+        "  function inner  9-10  def inner():\n"
+        "class Server  14-23  class Server:\n"
+        "  variable retries  15-15  retries = 3\n"
+        "  class Config  17-19  class Config:\n"
+        "    method load  18-19  def load(self):\n"
+        "  method run  21-23  def run(self):"
+    )
+
+
+async def test_outline_with_a_kind_lists_qualified_names(
+    client: Client[Any], workdir: Path
+) -> None:
+    write_tree(workdir / "kinds", {"server.py": SERVER})
+    assert await symbols(client, path="kinds/server.py", kind="method") == (
+        "kinds/server.py (Python, 23 lines)\n"
+        "method Server.Config.load  18-19  def load(self):\n"
+        "method Server.run  21-23  def run(self):"
+    )
+
+
+async def test_map_of_a_directory_newest_first(client: Client[Any], workdir: Path) -> None:
+    root = write_tree(
+        workdir / "map",
+        {"a/server.py": SERVER, "b/client.go": CLIENT_GO, "README.md": "# notes\n"},
+    )
+    set_mtimes(root, ["a/server.py", "b/client.go"])
+    assert await symbols(client, path="map") == (
+        "b/client.go (Go, 7 lines)\n"
+        "  struct Client  3-3  type Client struct{ addr string }\n"
+        "  function New  5-5  func New(addr string) *Client { return &Client{addr} }\n"
+        "  method Client.Run  7-7  func (c *Client) Run() error { return nil }\n"
+        "a/server.py (Python, 23 lines)\n"
+        "  constant LIMIT  3-3  LIMIT = 10\n"
+        '  variable name  4-4  name = "server"\n'
+        "  function start  7-11  def start(port):\n"
+        "  class Server  14-23  class Server:"
+    )
+    # Paged by files, as grep pages its files.
+    assert await symbols(client, path="map", offset=1, head_limit=1) == (
+        "a/server.py (Python, 23 lines)\n"
+        "  constant LIMIT  3-3  LIMIT = 10\n"
+        '  variable name  4-4  name = "server"\n'
+        "  function start  7-11  def start(port):\n"
+        "  class Server  14-23  class Server:"
+    )
+    assert await symbols(client, path="map", type="go", kind="method") == (
+        "b/client.go (Go, 7 lines)\n"
+        "  method Client.Run  7-7  func (c *Client) Run() error { return nil }"
+    )
+
+
+async def test_definitions_by_name(client: Client[Any], workdir: Path) -> None:
+    write_tree(workdir / "names", {"a/server.py": SERVER, "b/client.go": CLIENT_GO})
+    assert await symbols(client, path="names", name="start") == (
+        "a/server.py:7-11  function start  def start(port):"
+    )
+    assert await symbols(client, path="names", name="Server.Config.load") == (
+        "a/server.py:18-19  method Server.Config.load  def load(self):"
+    )
+    assert await symbols(client, path="names", name="Config::load") == (
+        "a/server.py:18-19  method Server.Config.load  def load(self):"
+    )
+    assert await symbols(client, path="names", name="Client.Run") == (
+        "b/client.go:7-7  method Client.Run  func (c *Client) Run() error { return nil }"
+    )
+    assert await symbols(client, path="names", name="^(Server|Client)$", regex=True) == (
+        "a/server.py:14-23  class Server  class Server:\n"
+        "b/client.go:3-3  struct Client  type Client struct{ addr string }"
+    )
+    assert await symbols(client, path="names", name="R.n", regex=True, kind="method") == (
+        "b/client.go:7-7  method Client.Run  func (c *Client) Run() error { return nil }"
+    )
+    assert await symbols(client, path="names", name="nothing_here") == "No definitions found"
+
+
+async def test_references_are_code_only(client: Client[Any], workdir: Path) -> None:
+    write_tree(workdir / "refs", {"server.py": SERVER, "notes.txt": "start start\n"})
+    assert await symbols(client, path="refs", name="start", references=True) == (
+        "server.py:19:20  in Server.Config.load  return start(1)\n"
+        'server.py:23:16  in Server.run  return start(self.retries)  # and "start" in a string'
+    )
+    assert await symbols(client, path="refs", name="retries", references=True) == (
+        'server.py:23:27  in Server.run  return start(self.retries)  # and "start" in a string'
+    )
+    assert await symbols(client, path="refs", name="os", references=True) == (
+        "server.py:1:8  in (top level)  import os"
+    )
+    assert (
+        await symbols(client, path="refs", name="comment", references=True) == "No references found"
+    )
+
+
+async def test_a_notebook_is_read_as_its_code_cells(client: Client[Any], workdir: Path) -> None:
+    notebook = {
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": ["# def not_code():\n"]},
+            {
+                "cell_type": "code",
+                "execution_count": 1,
+                "metadata": {},
+                "outputs": [],
+                "source": ["%matplotlib inline\n", "def plot(x):\n", "    return x\n"],
+            },
+            {
+                "cell_type": "code",
+                "execution_count": 2,
+                "metadata": {},
+                "outputs": [],
+                "source": "class Model:\n    def fit(self):\n        return plot(1)\n",
+            },
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    write_tree(workdir / "nb", {"work.ipynb": json.dumps(notebook)})
+    assert await symbols(client, path="nb/work.ipynb") == (
+        "nb/work.ipynb (Python notebook, 3 cells)\n"
+        "function plot  cell 2:2-3  def plot(x):\n"
+        "class Model  cell 3:1-3  class Model:\n"
+        "  method fit  cell 3:2-3  def fit(self):"
+    )
+    assert await symbols(client, path="nb", name="fit") == (
+        "work.ipynb:cell 3:2-3  method Model.fit  def fit(self):"
+    )
+    assert await symbols(client, path="nb", name="plot", references=True) == (
+        "work.ipynb:cell 3:3:16  in Model.fit  return plot(1)"
+    )
+
+
+async def test_a_file_with_syntax_errors_is_outlined_as_far_as_it_parses(
+    client: Client[Any], workdir: Path
+) -> None:
+    broken = "def good():\n    return 1\n\ndef broken(:\n    pass\n\nclass After:\n    pass\n"
+    write_tree(workdir / "broken", {"broken.py": broken})
+    text = await symbols(client, path="broken/broken.py")
+    lines = text.splitlines()
+    assert lines[0] == "broken/broken.py (Python, 8 lines)"
+    assert lines[1] == (
+        "[Syntax errors, the first at line 4: definitions near them may be missing or cut short.]"
+    )
+    assert "function good  1-2  def good():" in lines
+    assert "class After  7-8  class After:" in lines
+
+
+async def test_files_it_cannot_read_get_a_note(client: Client[Any], workdir: Path) -> None:
+    write_tree(
+        workdir / "notes",
+        {"README.md": "# title\n", "lib.py": b"def f():\n\0\n", "empty.py": ""},
+    )
+    assert await symbols(client, path="notes/README.md") == (
+        "notes/README.md: not read: not a language symbols knows (Python, JavaScript, "
+        "TypeScript, TSX, Go, Rust, Java, C, C++, C#, Ruby, PHP, Kotlin, Swift, Bash)"
+    )
+    assert await symbols(client, path="notes/lib.py") == (
+        "notes/lib.py: not read: a binary file, or a notebook that is not valid JSON"
+    )
+    assert await symbols(client, path="notes/empty.py") == "notes/empty.py (Python, 0 lines)"
+    # In a walk they are skipped, as grep skips them.
+    assert await symbols(client, path="notes") == "No files of a known language found"
+
+
+async def test_a_file_without_an_extension_is_told_by_its_first_line(
+    client: Client[Any], workdir: Path
+) -> None:
+    write_tree(
+        workdir / "shebang",
+        {"deploy": "#!/usr/bin/env bash\nship() { echo; }\n", "data": "ship() {}\n"},
+    )
+    assert await symbols(client, path="shebang", name="ship") == (
+        "deploy:2-2  function ship  ship() { echo; }"
+    )
+
+
+async def test_files_are_chosen_as_grep_chooses_them(client: Client[Any], workdir: Path) -> None:
+    write_tree(
+        workdir / "chosen",
+        {
+            ".gitignore": "build/\n",
+            "build/gen.py": "def target(): pass\n",
+            "secrets/key.py": "def target(): pass\n",
+            "src/app.py": "def target(): pass\n",
+            "src/app.ts": "function target() {}\n",
+            "big.py": "def target(): pass\n" + "#" * 70_000 + "\n",
+        },
+    )
+    assert await symbols(client, path="chosen", name="target") == (
+        "src/app.py:1-1  function target  def target(): pass\n"
+        "src/app.ts:1-1  function target  function target() {}"
+    )
+    assert await symbols(client, path="chosen", name="target", include="*.ts") == (
+        "src/app.ts:1-1  function target  function target() {}"
+    )
+    assert await symbols(client, path="chosen", name="target", type="py") == (
+        "src/app.py:1-1  function target  def target(): pass"
+    )
+    assert await symbols(client, path="chosen/src/app.py", type="go") == (
+        "chosen/src/app.py: not read: include or type leaves it out"
+    )
+    assert (await symbols_error(client, path="chosen/big.py")).startswith("[FILE_TOO_LARGE] ")
+    assert (await symbols_error(client, path="chosen/secrets/key.py")).startswith(
+        "[ACCESS_DENIED] "
+    )
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        (
+            {"kind": "klass"},
+            '[INVALID_INPUT] unknown kind "klass"; use one of: class, function, method, '
+            "interface, struct, enum, trait, type, module, constant, variable",
+        ),
+        ({"name": ""}, "[INVALID_INPUT] name: must not be empty"),
+        ({"name": "  "}, "[INVALID_INPUT] name: must not be empty"),
+        (
+            {"name": "a..b"},
+            '[INVALID_INPUT] name: "a..b" has an empty part; give Name or Outer.inner',
+        ),
+        (
+            {"name": "(", "regex": True},
+            '[INVALID_INPUT] name: invalid regular expression "(": missing ): (',
+        ),
+        (
+            {"references": True},
+            "[INVALID_INPUT] references: give the name to look for in name",
+        ),
+        (
+            {"name": "a.*", "regex": True, "references": True},
+            "[INVALID_INPUT] references: takes a name, not a pattern (regex: false)",
+        ),
+        (
+            {"type": "cobol"},
+            '[INVALID_INPUT] unknown type "cobol"; valid types: c, cpp, css, go, html, java, '
+            "js, json, markdown, py, rust, ts, yaml; aliases: python (py), typescript (ts), "
+            "md (markdown)",
+        ),
+        ({"path": "missing"}, None),
+    ],
+)
+async def test_bad_input(
+    client: Client[Any], workdir: Path, arguments: dict[str, Any], expected: str | None
+) -> None:
+    text = await symbols_error(client, **arguments)
+    if expected is None:
+        assert text == f"[PATH_NOT_FOUND] path does not exist: {workdir}/missing"
+    else:
+        assert text == expected
+
+
+async def test_bad_input_is_reported_before_the_path(client: Client[Any]) -> None:
+    assert await symbols_error(client, path="missing", name="") == (
+        "[INVALID_INPUT] name: must not be empty"
+    )
+
+
+async def test_long_output_is_paged_and_capped(client: Client[Any], workdir: Path) -> None:
+    many = "".join(f"def function_number_{n:04}():\n    pass\n" for n in range(1000))
+    write_tree(workdir / "long", {"many.py": many})
+    page = await symbols(client, path="long/many.py", offset=10, head_limit=3)
+    assert page == (
+        "function function_number_0009  19-20  def function_number_0009():\n"
+        "function function_number_0010  21-22  def function_number_0010():\n"
+        "function function_number_0011  23-24  def function_number_0011():"
+    )
+    whole = await symbols(client, path="long/many.py")
+    body, _, last = whole.rpartition("\n\n")
+    assert len(body) <= 30_000
+    shown = len(body.splitlines())
+    assert last == (
+        f"[Truncated at 30000 characters: showing lines 1-{shown} of 1001. To see more, "
+        f"call again with offset: {shown}.]"
+    )
