@@ -112,6 +112,11 @@ def boris_wheel() -> Path:
     """Boris is pure Python: one wheel, built here, serves every target."""
     wheels = BUILD / "wheel"
     shutil.rmtree(wheels, ignore_errors=True)
+    # setuptools builds in build/lib and copies only what changed: a module since moved or
+    # deleted would still be packed.
+    shutil.rmtree(REPO / "build" / "lib", ignore_errors=True)
+    for staged in (REPO / "build").glob("bdist.*"):
+        shutil.rmtree(staged, ignore_errors=True)
     subprocess.run(
         [
             *tool("uv", UV_VERSION), "build", "--quiet", "--no-config", "--system-certs",

@@ -205,6 +205,35 @@ def test_files_and_search_use_nothing_of_structure() -> None:
     assert importers == set()
 
 
+#: files/' features with a package of their own, and the modules of files/ outside them
+#: that may use each (view shows a notebook; nothing else reaches into a feature).
+FILE_FEATURES = {
+    "boris.files.patch": set(),
+    "boris.files.notebook": {"boris.files.view_path"},
+}
+
+
+def feature_of(module: str) -> str | None:
+    return next((f for f in FILE_FEATURES if module == f or module.startswith(f + ".")), None)
+
+
+def test_file_features_keep_to_their_packages() -> None:
+    """apply_patch's and notebooks' modules use files/' shared modules, never each other;
+    of the rest of files/, only the modules named in FILE_FEATURES use a feature."""
+    crossings = []
+    for module, imported in import_graph().items():
+        if unit_of(module) != "boris.files":
+            continue
+        for target in imported:
+            feature = feature_of(target)
+            if feature is None or feature_of(module) == feature:
+                continue
+            if module not in FILE_FEATURES[feature]:
+                crossings.append(f"{module} imports {target}")
+    assert crossings == []
+    assert "boris.files.notebook.view" in import_graph()["boris.files.view_path"]
+
+
 #: Imports that must not be made although the layers allow them: each tool's engine
 #: keeps to itself (what grep and glob share lives in a module both import; what grep
 #: and symbols share, in boris.search.selection and boris.search.pool).

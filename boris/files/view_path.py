@@ -7,7 +7,7 @@ some of its lines. Nothing is read past
 ``--max-file-size`` (+ 1 byte), even of a file that grows while it is read. Images are
 recognised by their first bytes (SVG by its name) and returned whole; other binary
 files get a note with their size. A notebook (``.ipynb``) is read whole and shown as
-its cells (boris.files.notebook_view), ``view_range`` then selecting cells; one that
+its cells (boris.files.notebook.view), ``view_range`` then selecting cells; one that
 nbformat does not accept is shown as text after a line saying why. A file shown is
 marked viewed; a directory listing (boris.files.view_tree) marks nothing.
 """
@@ -29,8 +29,8 @@ from boris.files.lines import (
     read_lines,
     read_up_to,
 )
-from boris.files.notebook_format import NotNotebook, identity, is_notebook_name, parse
-from boris.files.notebook_view import NotebookView, render
+from boris.files.notebook.format import NotNotebook, identity, is_notebook_name, parse
+from boris.files.notebook.view import NotebookView, render
 from boris.files.place import locate, not_a_file, open_existing
 from boris.files.sniff import SNIFF_BYTES, image_type, is_svg, looks_binary
 from boris.files.view_tree import list_directory

@@ -12,7 +12,7 @@ else in Boris (options, sets, compiling for analysis, the glob matcher) uses the
 public API.
 
 What this relies on (``tests/patterns/test_re2_raw.py`` checks each against the public
-API, so an upgrade that changes one fails there, by name; README "Upgrading
+API, so an upgrade that changes one fails there, by name; docs/DEVELOPING.md "Upgrading
 google-re2"): ``re2._re2.RE2(pattern: bytes, options)`` with ``ok()`` and ``error()``
 (bytes), ``RE2.Anchor.UNANCHORED``, and ``Match(anchor, text, pos, endpos)`` returning
 a list of ``(start, end)`` spans, ``(-1, -1)`` for no match.

@@ -19,7 +19,7 @@ each regex is rewritten to match the path itself, by the form pathspec ends it w
 Any other ending is a form this module does not know, and its line is skipped.
 ``tests/search/test_gitignore_regex.py`` pins pathspec's output for a line of each
 form (an upgrade that changes one fails there, by name) and checks the rewritten
-regexes against ``git check-ignore``; README "Upgrading pathspec".
+regexes against ``git check-ignore``; docs/DEVELOPING.md "Upgrading google-re2 and pathspec".
 
 Paths are matched relative to the ignore file's directory, ``/``-separated, a
 directory's ending in ``/``; the regex is searched (not anchored at the start: it

@@ -34,7 +34,7 @@ from mcp_types import ImageContent, TextContent, ToolAnnotations
 
 from boris.descriptions import Described, Filled, Mention, Part, parts_of
 from boris.files.lines import Image
-from boris.files.notebook_view import NotebookView
+from boris.files.notebook.view import NotebookView
 from boris.shell.progress import Send
 
 if TYPE_CHECKING:

@@ -1,5 +1,5 @@
 """The apply_patch tool: add, update, move and delete files with one patch in the envelope
-GPT-family models are trained on, all files or none (boris.files.patch_files)."""
+GPT-family models are trained on, all files or none (boris.files.patch.files)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from fastmcp.dependencies import Depends
 from fastmcp.tools import tool
 from pydantic import Field
 
-from boris.files import patch_files
+from boris.files.patch import files as patch_files
 from boris.session import Session, current_session
 from boris.tools import destructive, served
 

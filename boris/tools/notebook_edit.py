@@ -1,5 +1,5 @@
 """The notebook_edit tool: replace, insert or delete one cell of a Jupyter notebook, keeping
-every byte outside that cell (boris.files.notebook_files)."""
+every byte outside that cell (boris.files.notebook.files)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from fastmcp.dependencies import Depends
 from fastmcp.tools import tool
 from pydantic import Field
 
-from boris.files import notebook_files
+from boris.files.notebook import files as notebook_files
 from boris.session import Session, current_session
 from boris.tools import destructive, served
 

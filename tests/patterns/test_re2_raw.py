@@ -2,7 +2,7 @@
 extension, checked against the library's public API: the same spans, the same refusals.
 
 When google-re2 changes what the module relies on, these fail: read the module's
-docstring and README "Upgrading google-re2".
+docstring and docs/DEVELOPING.md "Upgrading google-re2 and pathspec".
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """boris/seams/fastmcp.py: fastmcp still works the way its private parts are used there.
 
-Each test fails when fastmcp changes under one of them; README "Upgrading fastmcp or the
+Each test fails when fastmcp changes under one of them; docs/DEVELOPING.md "Upgrading fastmcp or the
 MCP SDK" says what to do then.
 """
 

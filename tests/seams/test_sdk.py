@@ -1,6 +1,6 @@
 """boris/seams/sdk.py: the MCP SDK still works the way its private parts are used there.
 
-Each test fails when the SDK changes under one of them; README "Upgrading fastmcp or the
+Each test fails when the SDK changes under one of them; docs/DEVELOPING.md "Upgrading fastmcp or the
 MCP SDK" says what to do then. What they make of a session is tested over real HTTP in
 tests/transport/test_http.py (answers as JSON or SSE) and tests/e2e/test_sessions.py
 (a session's tasks end with it).

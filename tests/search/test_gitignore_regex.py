@@ -3,7 +3,7 @@ pathspec's translation that the module rewrites, pinned, and the rewritten rules
 against git itself (``git check-ignore``), the independent oracle.
 
 When pathspec changes a form, test_pathspec_still_writes_each_form fails on the line of
-that form: read the module's docstring and README "Upgrading pathspec".
+that form: read the module's docstring and docs/DEVELOPING.md "Upgrading google-re2 and pathspec".
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """apply_patch as the tool runs it: every file of a patch checked, then all of them written,
 or none.
 
-First, with nothing written: the patch is parsed (boris.files.patch_format); every path
+First, with nothing written: the patch is parsed (boris.files.patch.format); every path
 is resolved and checked against the scope; a file named twice is refused; each file
 is locked (the per-path locks of every edit), then checked in the patch's order as
 the other file tools check (it exists or must not, it is a regular file, it was
 viewed, its size, that it can be written) and read; the hunks are applied in memory
-(boris.files.patch_hunks) and the results' sizes checked.
+(boris.files.patch.hunks) and the results' sizes checked.
 
 Then the writes, with the primitives of every edit (boris.files.writing), in two
 stages. First every new content is made ready beside its file, in the patch's order:
@@ -47,8 +47,8 @@ from boris.files.access import FileAccess
 from boris.files.edit_bytes import encode_argument
 from boris.files.edit_files import NEW_FILE_MODE, editing, read_for_edit
 from boris.files.lines import human_size
-from boris.files.patch_format import FileChange, invalid, parse
-from boris.files.patch_hunks import apply_hunks
+from boris.files.patch.format import FileChange, invalid, parse
+from boris.files.patch.hunks import apply_hunks
 from boris.files.place import (
     Place,
     fsync_directory,

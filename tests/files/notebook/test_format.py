@@ -1,4 +1,4 @@
-"""A notebook's JSON read a value at a time (boris/files/notebook_format.py), against
+"""A notebook's JSON read a value at a time (boris/files/notebook/format.py), against
 ``json.loads``; and a notebook whose verdict is known, read lazily, shown exactly as one
 read whole (README "Notebooks").
 
@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from boris.files import notebook_format
-from boris.files.notebook_view import render
+from boris.files.notebook import format as notebook_format
+from boris.files.notebook.view import render
 from tests.support.notebooks import jupyter, sample, vscode
 
 WHITESPACE = st.text(alphabet=" \t\n\r", max_size=3)

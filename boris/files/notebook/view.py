@@ -36,7 +36,7 @@ from typing import Any
 
 from boris.errors import BorisError, Code
 from boris.files.lines import MAX_VIEW_LINES, Image, format_lines
-from boris.files.notebook_format import Notebook, source_text
+from boris.files.notebook.format import Notebook, source_text
 from boris.files.sniff import SNIFF_BYTES, image_type
 
 #: The most characters of one output's text shown; beyond, its head and tail are kept.

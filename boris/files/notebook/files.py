@@ -23,7 +23,7 @@ from boris.errors import BorisError, Code
 from boris.files.access import FileAccess
 from boris.files.edit_bytes import encode_argument
 from boris.files.edit_files import edit_file, editing
-from boris.files.notebook_format import (
+from boris.files.notebook.format import (
     Layout,
     Notebook,
     NotNotebook,
@@ -33,7 +33,7 @@ from boris.files.notebook_format import (
     parse,
     skip_whitespace,
 )
-from boris.files.notebook_view import cell_view
+from boris.files.notebook.view import cell_view
 from boris.files.place import locate
 
 EditMode = Literal["replace", "insert", "delete"]

@@ -1,4 +1,4 @@
-"""Where runs of lines are found in a file (boris/files/line_search.py), against a plain
+"""Where runs of lines are found in a file (boris/files/patch/line_search.py), against a plain
 search of a list of lines: the bytes search of files with one line ending and the codes
 of the others agree with it, for every way of comparing lines, with or without a bound;
 and the line index turns offsets and line numbers into each other as counting does."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from boris.files.line_search import LineFile, Lines, Tier, around, exact, trailing
+from boris.files.patch.line_search import LineFile, Lines, Tier, around, exact, trailing
 from tests.support.models import lines_of
 from tests.support.strategies import LINES, line_files
 

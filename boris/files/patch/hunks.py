@@ -2,7 +2,7 @@
 they add and remove.
 
 A hunk's context and removed lines (its *old* lines) must equal consecutive lines of
-the file (boris.files.line_search says what a line's text is): exactly, or else once
+the file (boris.files.patch.line_search says what a line's text is): exactly, or else once
 trailing whitespace is ignored on both sides (the tolerance Codex has at line ends;
 indentation always counts). Hunks are looked for in order, each from where the
 previous one ended (and after its ``@@`` lines), up to where the next hunk is first
@@ -26,7 +26,7 @@ file's line ending (CRLF in a file that uses CRLF throughout), and a file that d
 end in a newline still does not. The new content is put together from slices of the
 old one and runs of added lines: nothing is built per line of the file or of the hunk.
 
-No I/O here: boris.files.patch_files reads and writes around it.
+No I/O here: boris.files.patch.files reads and writes around it.
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ from dataclasses import dataclass
 
 from boris.errors import BorisError, Code
 from boris.files.edit_bytes import is_utf8
-from boris.files.line_search import LineFile, Lines, Tier, around, exact, trailing
 from boris.files.near_miss import quote, similar_line
-from boris.files.patch_format import Hunk
+from boris.files.patch.format import Hunk
+from boris.files.patch.line_search import LineFile, Lines, Tier, around, exact, trailing
 from boris.stop import Stop, check
 
 # Places of an ambiguous hunk counted, and listed by line number, in its message.
