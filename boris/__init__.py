@@ -1,8 +1,6 @@
 """Boris: an MCP server that gives any AI agent the tools of a coding agent."""
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("boris")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0"
+# The one definition of the version: pyproject.toml reads it from here (setuptools'
+# ``attr``, without importing the package), so that the server need not load
+# importlib.metadata to name itself in its first answer.
+__version__ = "0.1.0"

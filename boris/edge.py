@@ -77,7 +77,7 @@ class EdgeTool(FunctionTool):
         *,
         name: str,
         description: str,
-        annotations: ToolAnnotations,
+        annotations: ToolAnnotations | None,
         pairs: Mapping[str, str] | None = None,
     ) -> EdgeTool:
         """The tool ``name`` served by ``fn``, a plain typed function.

@@ -18,10 +18,7 @@ and returns False.
 from __future__ import annotations
 
 import ctypes
-import logging
 import sys
-
-log = logging.getLogger("boris.prctl")
 
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
@@ -39,7 +36,12 @@ def _prctl(option: int, argument: object) -> bool:
         return False
     zero = ctypes.c_ulong(0)
     if prctl(ctypes.c_int(option), argument, zero, zero, zero) != 0:
-        log.warning("prctl(%d) failed: errno %d", option, ctypes.get_errno())
+        errno = ctypes.get_errno()
+        # logging imported only here: make_undumpable runs before the early answers,
+        # which load nothing they can do without (boris.early).
+        import logging
+
+        logging.getLogger("boris.prctl").warning("prctl(%d) failed: errno %d", option, errno)
         return False
     return True
 

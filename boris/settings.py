@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
-import math
 import os
 import re
 import secrets
@@ -34,53 +33,20 @@ from pydantic import (
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from boris import __version__
-from boris.files.scope import normalise_deny_pattern, resolve_allow_dir
-from boris.patterns.glob_syntax import PatternError, pattern_problem, split_outside_braces
+from boris.setting_values import (
+    allow_dirs_of,
+    deny_patterns_of,
+    env_list,
+    env_of,
+    flag_of,
+    parse_size,
+    parse_view_requirement,
+    read_token_file,
+    workdir_of,
+)
 from boris.toolset import valid_disable_names
 
-# Applied to the stripped value: one way to match any text, so linear in its length.
-_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([KMG]?B)?", re.IGNORECASE)
-_SIZE_UNITS = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3}
-
-
-def parse_size(value: object) -> object:
-    """``10MB`` → 10485760 (1024-based, case-insensitive, no suffix = bytes)."""
-    if not isinstance(value, str):
-        return value
-    match = _SIZE.fullmatch(value.strip())
-    if not match:
-        raise ValueError(f"cannot parse size {value!r}; use a number with B, KB, MB or GB")
-    number, unit = match.groups()
-    scaled = float(number) * _SIZE_UNITS[(unit or "B").upper()]
-    if not math.isfinite(scaled):
-        raise ValueError(f"size {value!r} is too large")
-    size = int(scaled)
-    if size <= 0:
-        raise ValueError(f"size {value!r} must be greater than zero")
-    return size
-
-
-def parse_view_requirement(value: object) -> object:
-    """``auto`` is resolved here, once: it means ``true`` in this release."""
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("auto", "true"):
-        return True
-    if text == "false":
-        return False
-    raise ValueError(f"Input should be 'auto', 'true' or 'false', not {value!r}")
-
-
-def _as_list(value: object) -> object:
-    # Flags arrive as lists (one item per value) and are kept whole;
-    # env vars arrive as one string and are split.
-    if isinstance(value, str):
-        return split_outside_braces(value)
-    return value
-
-
-EnvList = Annotated[list[str], NoDecode, BeforeValidator(_as_list)]
+EnvList = Annotated[list[str], NoDecode, BeforeValidator(env_list)]
 Size = Annotated[int, BeforeValidator(parse_size)]
 
 
@@ -168,32 +134,18 @@ class Settings(BaseSettings):
     @field_validator("workdir", mode="after")
     @classmethod
     def _existing_workdir(cls, value: str) -> str:
-        return _existing_directory(value, os.path.realpath(value))
+        return workdir_of(value)
 
     @field_validator("allow_dirs", mode="after")
     @classmethod
     def _existing_allow_dirs(cls, value: list[str], info: ValidationInfo) -> list[str]:
         # Relative to the workdir (when that is valid; else its own error is reported).
-        workdir = info.data.get("workdir", os.getcwd())
-        return [_existing_directory(d, resolve_allow_dir(d, workdir)) for d in value]
+        return allow_dirs_of(value, info.data.get("workdir", os.getcwd()))
 
     @field_validator("deny_dirs", mode="after")
     @classmethod
     def _valid_patterns(cls, value: list[str], info: ValidationInfo) -> list[str]:
-        workdir = info.data.get("workdir", os.getcwd())
-        normalised = []
-        for pattern in value:
-            problem = pattern_problem(pattern)
-            if problem is None:
-                try:
-                    normalised.append(normalise_deny_pattern(pattern, workdir))
-                except PatternError as exc:
-                    problem = str(exc)
-                else:
-                    problem = pattern_problem(normalised[-1])
-            if problem:
-                raise ValueError(f"invalid deny pattern {pattern!r}: {problem}")
-        return normalised
+        return deny_patterns_of(value, info.data.get("workdir", os.getcwd()))
 
     @field_validator("allow_hosts", mode="after")
     @classmethod
@@ -255,28 +207,6 @@ class Settings(BaseSettings):
         return self.timeout * 1000
 
 
-def read_token_file(path: str) -> str:
-    """The token in the file ``path``: its first line, whitespace stripped (a secret
-    mounted by Docker or Kubernetes often ends with a newline). ValueError, saying why,
-    if it cannot be read or holds no token."""
-    try:
-        with open(path, "rb") as file:
-            first = file.readline(_TOKEN_FILE_LIMIT)
-    except OSError as exc:
-        raise ValueError(f"cannot read --token-file {path}: {exc.strerror or exc}") from None
-    try:
-        token = first.decode("utf-8").strip()
-    except UnicodeDecodeError:
-        raise ValueError(f"--token-file {path} is not UTF-8 text") from None
-    if not token:
-        raise ValueError(f"--token-file {path} is empty: its first line must hold the token")
-    return token
-
-
-#: Bytes of a token file's first line read at most: a token is a line, not a file's worth.
-_TOKEN_FILE_LIMIT = 4096
-
-
 def host_and_port(value: str) -> tuple[str, int | None] | None:
     """The name (lower case, an IPv6 address without brackets) and the port of a
     ``Host`` header, an ``--allow-host`` value or a ``--host``; None if it is not one."""
@@ -314,31 +244,7 @@ def is_loopback_host(host: str) -> bool:
         return False
 
 
-def _existing_directory(path: str, resolved: str) -> str:
-    """``resolved`` (the resolved form of ``path``) if it is a directory."""
-    if not os.path.isdir(resolved):
-        what = "is not a directory" if os.path.exists(resolved) else "does not exist"
-        raise ValueError(f"directory {path} {what}")
-    return resolved
-
-
 # --- command line -----------------------------------------------------------------
-
-#: Repeatable flags are singular on the command line; their env vars are plural.
-_FLAG_NAMES = {
-    "allow_dirs": "allow-dir",
-    "deny_dirs": "deny-dir",
-    "allow_origins": "allow-origin",
-    "allow_hosts": "allow-host",
-}
-
-
-def flag_of(field: str) -> str:
-    return "--" + _FLAG_NAMES.get(field, field.replace("_", "-"))
-
-
-def env_of(field: str) -> str:
-    return "BORIS_" + field.upper()
 
 
 class _Parser(argparse.ArgumentParser):

@@ -94,7 +94,10 @@ TARGETS = {
             "tests/tools/test_bash.py",
         ),
     ),
-    "settings": Target(("boris/settings.py",), ("tests/test_settings.py",)),
+    "settings": Target(
+        ("boris/settings.py", "boris/setting_values.py"),
+        ("tests/test_settings.py", "tests/early/test_settings.py"),
+    ),
     "ignores": Target(
         ("boris/search/ignores.py",),
         (

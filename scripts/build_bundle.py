@@ -229,7 +229,9 @@ def served_tools(pyz: Path, python: str = BASE_PYTHON) -> list[dict[str, Any]]:
                 server = _Server(proc)
                 tools = _tools(server)
                 server.close()
-                proc.wait(timeout=30)
+                # A first start answers while it unpacks, and exits once it has: the
+                # same wait as for an answer.
+                proc.wait(timeout=ANSWER_TIMEOUT)
             except (OSError, TimeoutError, EOFError, RuntimeError, subprocess.TimeoutExpired):
                 proc.kill()
                 proc.wait()

@@ -14,12 +14,13 @@ import importlib.util
 import json
 import marshal
 import os
-import shutil
 import sys
-import tempfile
-import zipfile
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+# Only a first start unpacks: what it needs is imported then, not at every start.
+if TYPE_CHECKING:
+    import zipfile
+    from pathlib import Path
 
 MANIFEST = "boris-pyz.json"
 NATIVES = "natives"
@@ -46,6 +47,8 @@ def add_layers(site_packages: str | Path, combo: str, force: bool = False) -> No
         if force or not os.path.isdir(path)
     ]
     if missing:
+        import zipfile
+
         os.makedirs(root, exist_ok=True)
         with zipfile.ZipFile(os.path.dirname(os.path.abspath(__file__))) as zf:
             for layer, path in missing:
@@ -57,6 +60,9 @@ def add_layers(site_packages: str | Path, combo: str, force: bool = False) -> No
 
 
 def _unpack(zf: zipfile.ZipFile, layer: str, target: str, force: bool) -> None:
+    import shutil
+    import tempfile
+
     prefix = f"{NATIVES}/{layer}/"
     staging = tempfile.mkdtemp(prefix=f".{layer}.", dir=os.path.dirname(target))
     try:
@@ -117,3 +123,21 @@ def _cache_bytecode(root: str) -> None:
 
     sys.path_hooks.insert(0, finder)
     sys.path_importer_cache.clear()
+
+
+def go_on_unpacked(zipped: str, site_packages: str) -> None:
+    """After a first start that ran from the archive's own ``zipped`` site-packages while
+    it unpacked: the packages imported from there go on from the unpacked
+    ``site_packages`` (what they import next is read, and its bytecode cached, from the
+    files), and the bytecode of the modules already imported is cached there, as it would
+    have been had they been imported from the files: a later start compiles none."""
+    prefix = os.path.join(zipped, "")
+    for module in list(sys.modules.values()):
+        origin = getattr(module, "__file__", None)
+        if not isinstance(origin, str) or not origin.startswith(prefix):
+            continue
+        unpacked = os.path.join(site_packages, origin[len(prefix) :])
+        if hasattr(module, "__path__"):
+            module.__path__ = [os.path.dirname(unpacked)]
+        if unpacked.endswith(".py"):
+            _CachingLoader(module.__name__, unpacked).get_code(module.__name__)

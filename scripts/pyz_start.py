@@ -159,13 +159,125 @@ def _manifest():  # type: () -> dict[str, Any]
     return json.loads(read(MANIFEST).decode("utf-8"))  # type: ignore[no-any-return]
 
 
+# --- starting: shiv's bootstrap, or its steps without it --------------------------------
+
+#: shiv's variables that change how it starts (SHIV_ROOT, where it unpacks, aside): with
+#: any of them set, shiv's own bootstrap runs, which reads them.
+SHIV_OVERRIDES = (
+    "SHIV_INTERPRETER",
+    "SHIV_ENTRY_POINT",
+    "SHIV_CONSOLE_SCRIPT",
+    "SHIV_MODULE",
+    "SHIV_FORCE_EXTRACT",
+    "SHIV_COMPILE_PYC",
+    "SHIV_COMPILE_WORKERS",
+    "SHIV_EXTEND_PYTHONPATH",
+    "SHIV_PREPEND_PYTHONPATH",
+)
+
+
+def shiv_environment(environ):  # type: (Any) -> dict[str, Any] | None
+    """shiv's build settings (the archive's environment.json), if Boris may start the way
+    shiv would without its bootstrap: none of its overrides set, none of the settings
+    Boris's build leaves off turned on."""
+    if any(name in environ for name in SHIV_OVERRIDES):
+        return None
+    settings = json.loads(read("environment.json").decode("utf-8"))  # type: dict[str, Any]
+    for name in ("always_write_cache", "no_modify", "extend_pythonpath", "prepend_pythonpath"):
+        if settings.get(name):
+            return None
+    if settings.get("script") or not settings.get("entry_point"):
+        return None
+    return settings
+
+
+def site_packages_of(archive_path, settings, environ):  # type: (str, dict[str, Any], Any) -> str
+    """Where shiv unpacks the archive's site-packages (its bootstrap's cache_path):
+    SHIV_ROOT (or the build's root, or ~/.shiv), then the archive's name and build id."""
+    root = environ.get("SHIV_ROOT", settings.get("root"))
+    if root and root.startswith("$"):
+        root = environ.get(root[1:], root[1:])
+    root = os.path.expanduser(root) if root else os.path.expanduser("~/.shiv")
+    name = os.path.basename(os.path.realpath(archive_path))
+    return os.path.join(root, "%s_%s" % (name, settings["build_id"]), "site-packages")
+
+
+def add_site_packages(site_packages):  # type: (str) -> None
+    """``site_packages`` on sys.path before any other site-packages, as shiv puts it."""
+    import site
+
+    length = len(sys.path)
+    index = length
+    for position, part in enumerate(sys.path):
+        stem = os.path.splitext(os.path.basename(part.rstrip("/")))[0]
+        if stem in ("site-packages", "dist-packages"):
+            index = position
+            break
+    site.addsitedir(site_packages)
+    sys.path[:] = sys.path[:index] + sys.path[length:] + sys.path[index:length]
+
+
 def main():  # type: () -> None
-    """The archive's entry: refuse, or hand over to shiv's bootstrap."""
+    """The archive's entry: refuse; or start Boris, from the unpacked archive if it was
+    unpacked before, else from the archive itself while it unpacks; or hand over to
+    shiv's bootstrap (what shiv's variables ask for)."""
     archive = _archive()
-    reason = refusal(os.path.basename(archive), found(), _manifest())
+    facts = found()
+    reason = refusal(os.path.basename(archive), facts, _manifest())
     if reason is not None:
         sys.stderr.write(reason + "\n")
         sys.exit(2)
+    settings = shiv_environment(os.environ)
+    if settings is not None:
+        combo = combo_name(facts)
+        site_packages = site_packages_of(sys.argv[0], settings, os.environ)
+        if os.path.isdir(site_packages):
+            _start_unpacked(site_packages, combo, settings["entry_point"])
+        else:
+            _start_unpacking(archive, site_packages, combo, bool(settings.get("compile_pyc")))
+        return
     import _bootstrap  # shiv's, in the archive
 
     _bootstrap.bootstrap()
+
+
+def _start_unpacked(site_packages, combo, entry_point):  # type: (str, str, str) -> None
+    """shiv's bootstrap without it (its import alone takes tens of milliseconds: compileall,
+    subprocess, hashlib, code): the unpacked site-packages and this interpreter's layers
+    on sys.path, then the entry point, its return the exit status."""
+    import importlib
+
+    import _boris_layers
+
+    add_site_packages(site_packages)
+    _boris_layers.add_layers(site_packages, combo)
+    module, _, name = entry_point.partition(":")
+    sys.exit(getattr(importlib.import_module(module), name)())
+
+
+def _start_unpacking(archive, site_packages, combo, compile_pyc):
+    # type: (str, str, str, bool) -> None
+    """The first start: Boris runs from the archive itself (Python imports from a zip),
+    so that it answers a STDIO client's first messages at once, while the archive
+    unpacks as shiv unpacks it (then this interpreter's layers) before the app loads from
+    the unpacked files."""
+    sys.path.insert(0, os.path.join(archive, "site-packages"))
+    from boris.__main__ import main as serve
+
+    def unpack():  # type: () -> None
+        import zipfile
+        from pathlib import Path
+
+        import _bootstrap
+        import _boris_layers
+
+        with zipfile.ZipFile(sys.argv[0]) as opened:
+            target = Path(os.path.dirname(site_packages))
+            _bootstrap.extract_site_packages(opened, target, compile_pyc)
+        zipped = os.path.join(archive, "site-packages")
+        sys.path.remove(zipped)
+        add_site_packages(site_packages)
+        _boris_layers.add_layers(site_packages, combo)
+        _boris_layers.go_on_unpacked(zipped, site_packages)
+
+    serve(before_loading=unpack)

@@ -30,6 +30,7 @@ LAYERS = [
             "boris.errors",
             "boris.text",
             "boris.toolset",
+            "boris.descriptions",
             "boris.logs",
             "boris.arguments",
             "boris.stop",
@@ -38,12 +39,13 @@ LAYERS = [
     ),
     ("patterns", ["boris.patterns"]),
     ("domain", ["boris.files", "boris.search", "boris.shell", "boris.structure"]),
-    ("settings", ["boris.settings"]),
+    ("settings", ["boris.settings", "boris.setting_values"]),
     ("seams", ["boris.seams"]),
     ("session", ["boris.session"]),
     ("tools", ["boris.tools"]),
     ("app", ["boris.app", "boris.edge"]),
     ("transport", ["boris.transport"]),
+    ("early answers", ["boris.early"]),
     ("entry point", ["boris.__main__"]),
 ]
 
@@ -260,6 +262,22 @@ def test_the_domain_loads_nothing_of_mcp() -> None:
     assert set(domain) <= loaded
     server = {m for m in loaded if m.split(".")[0] in ("fastmcp", "mcp", "mcp_types", "starlette")}
     assert server == set()
+
+
+def test_the_early_answers_load_no_library() -> None:
+    """What answers a STDIO client before the app has loaded (the entry point and
+    boris.early but its generator) loads no library: neither fastmcp, the SDK, pydantic
+    nor anyio, and not the logging or dataclasses modules either."""
+    early = [m for m in modules() if m.startswith("boris.early") and m != "boris.early.generate"]
+    loaded = loaded_after("boris.__main__", *early)
+    libraries = {
+        m.split(".")[0]
+        for m in loaded
+        if m.split(".")[0]
+        in ("fastmcp", "mcp", "mcp_types", "pydantic", "pydantic_core", "pydantic_settings")
+        or m.split(".")[0] in ("anyio", "starlette", "logging", "dataclasses", "asyncio")
+    }
+    assert libraries == set()
 
 
 def test_grep_workers_load_only_the_per_file_search() -> None:

@@ -4,6 +4,7 @@ every interpreter found in tests/e2e/test_pyz.py."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -193,3 +194,61 @@ def test_the_oldest_glibc_and_macos_come_from_the_wheel_tags(tmp_path: Path) -> 
     assert build_pyz.platform_needs("linux-x86_64", [linux]) == {"glibc": "2.28"}
     assert build_pyz.platform_needs("darwin-x86_64", [darwin]) == {"macos": "13.0"}
     assert build_pyz.platform_needs("linux-x86_64", [tmp_path / "none"]) == {}
+
+
+# --- starting without shiv's bootstrap ---------------------------------------------------
+
+BUILD = {"build_id": "abc", "root": None, "entry_point": "boris.__main__:main"}
+
+
+@pytest.mark.parametrize(
+    ("environ", "root"),
+    [
+        ({}, None),
+        ({"SHIV_ROOT": "/tmp/shiv"}, None),
+        ({"SHIV_ROOT": "$OTHER", "OTHER": "/tmp/other"}, None),
+        ({"SHIV_ROOT": "~/x"}, None),
+        ({}, "/opt/built"),
+    ],
+)
+def test_the_unpacked_archive_is_where_shivs_bootstrap_puts_it(
+    environ: dict[str, str], root: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """shiv's own bootstrap (its cache_path) is the oracle: the same directory for the same
+    archive, build and variables."""
+    from shiv.bootstrap import cache_path
+    from shiv.bootstrap.environment import Environment
+
+    archive = tmp_path / "boris.pyz"
+    archive.write_bytes(b"")
+    link = tmp_path / "link.pyz"
+    link.symlink_to(archive)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    build = {**BUILD, "root": root}
+    shiv = Environment(built_at="", shiv_version="", **build)
+
+    class Opened:  # what cache_path reads of the ZipFile
+        filename = str(link)
+
+    expected = cache_path(Opened(), shiv.root, shiv.build_id) / "site-packages"
+    assert pyz_start.site_packages_of(str(link), build, environ) == str(expected)
+
+
+@pytest.mark.parametrize("variable", pyz_start.SHIV_OVERRIDES)
+def test_shivs_own_variables_leave_the_start_to_its_bootstrap(variable: str) -> None:
+    assert pyz_start.shiv_environment({variable: "1"}) is None
+
+
+def test_site_packages_go_before_the_interpreters_own_as_shiv_puts_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from shiv.bootstrap import get_first_sitedir_index
+
+    before = ["/x/lib/python3.12", "/x/lib/python3.12/site-packages", "/y/dist-packages"]
+    monkeypatch.setattr("sys.path", list(before))
+    index = get_first_sitedir_index()
+    unpacked = tmp_path / "site-packages"
+    unpacked.mkdir()
+    pyz_start.add_site_packages(str(unpacked))
+    assert sys.path == [*before[:index], str(unpacked), *before[index:]]

@@ -7,11 +7,12 @@ import threading
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
+from fastmcp.tools import tool
 from pydantic import Field
 
 from boris.files.patch import files as patch_files
 from boris.session import Session, current_session
-from boris.tools import Declared, destructive
+from boris.tools import destructive, served
 
 DESCRIPTION = """\
 Add, update, move and delete files with one patch: every file changes, or none does.
@@ -52,6 +53,12 @@ VIEW_FIRST = (
 )
 
 
+@tool(
+    "apply_patch",
+    annotations=destructive("Apply a patch to files"),
+    description=DESCRIPTION,
+)
+@served(view_first=VIEW_FIRST)
 async def apply_patch(
     patch: Annotated[
         str,
@@ -66,11 +73,3 @@ async def apply_patch(
     return await session.blocking(
         lambda: patch_files.apply_patch(files, patch, stop), stop, settle=True
     )
-
-
-TOOL = Declared(
-    function=apply_patch,
-    annotations=destructive("Apply a patch to files"),
-    description=DESCRIPTION,
-    view_first=VIEW_FIRST,
-)

@@ -7,13 +7,14 @@ import logging
 from typing import TYPE_CHECKING, Annotated
 
 from fastmcp.dependencies import CurrentContext, Depends
+from fastmcp.tools import tool
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from boris.session import Session, current_session
 from boris.shell import command as commands
 from boris.text import LIMIT
-from boris.tools import Declared, Filled, destructive, progress_of
+from boris.tools import Described, Filled, destructive, progress_of, served
 
 if TYPE_CHECKING:
     from fastmcp import Context
@@ -57,6 +58,12 @@ once. Read its output later with the task_output tool. You do not need to append
 '&' to the command when using this parameter."""
 
 
+@tool(
+    "bash",
+    annotations=destructive("Run a shell command"),
+    description=Described(Filled(DESCRIPTION)),
+)
+@served(compat_description=Described(Filled(COMPAT_DESCRIPTION)))
 async def bash(
     command: Annotated[str, Field(description="The shell command to run.")],
     timeout: Annotated[
@@ -93,11 +100,3 @@ async def bash(
     if finished.cwd is not None:
         session.cwd = finished.cwd
     return finished.text if notice is None else f"{notice}\n\n{finished.text}"
-
-
-TOOL = Declared(
-    function=bash,
-    annotations=destructive("Run a shell command"),
-    description=Filled(DESCRIPTION),
-    compat_description=Filled(COMPAT_DESCRIPTION),
-)

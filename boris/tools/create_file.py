@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
+from fastmcp.tools import tool
 from pydantic import Field
 
 from boris.files import edit_files
 from boris.session import Session, current_session
-from boris.tools import Declared, destructive
+from boris.tools import destructive, served
 
 PathArg = Annotated[
     str,
@@ -36,6 +37,12 @@ overwritten file keeps its mode.
 VIEW_FIRST = "\n- Overwriting an existing file requires viewing it first in this session."
 
 
+@tool(
+    "create_file",
+    annotations=destructive("Create or overwrite a file"),
+    description=DESCRIPTION,
+)
+@served(view_first=VIEW_FIRST)
 async def create_file(
     path: PathArg,
     content: Content,
@@ -43,11 +50,3 @@ async def create_file(
 ) -> str:
     files = session.files
     return await session.blocking(lambda: edit_files.create(files, path, content))
-
-
-TOOL = Declared(
-    function=create_file,
-    annotations=destructive("Create or overwrite a file"),
-    description=DESCRIPTION,
-    view_first=VIEW_FIRST,
-)

@@ -7,12 +7,13 @@ import threading
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
+from fastmcp.tools import tool
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from boris.session import Session, current_session
 from boris.text import LIMIT
-from boris.tools import UNLISTED, Declared, read_only
+from boris.tools import UNLISTED, read_only, served
 
 DESCRIPTION = """\
 Find files and directories whose path matches a glob pattern.
@@ -35,11 +36,14 @@ COMPAT_DESCRIPTION = f"""\
 - Skips .git, node_modules and files ignored by .gitignore, .ignore or .rgignore
 - Output is capped at {LIMIT} characters"""
 
+ANNOTATIONS = read_only("Find files by name")
+
 _PATTERN = 'The glob pattern to match files against (e.g. "**/*.py", "*.{ts,tsx}").'
 _PATH = "The directory to search in. Defaults to the current working directory."
 _TYPE = 'Only return "file"s or only "directory"s. Default: both.'
 
 
+@tool("glob", annotations=ANNOTATIONS, description=DESCRIPTION)
 async def glob(
     pattern: Annotated[str, Field(description=_PATTERN)],
     path: Annotated[str | SkipJsonSchema[None], Field(description=_PATH)] = None,
@@ -49,6 +53,8 @@ async def glob(
     return await _find(session, pattern, path, type)
 
 
+@tool("glob", annotations=ANNOTATIONS, description=COMPAT_DESCRIPTION)
+@served(compat=True)
 async def glob_compat(
     pattern: Annotated[str, Field(description=_PATTERN)],
     path: Annotated[
@@ -76,12 +82,3 @@ async def _find(session: Session, pattern: str, path: str | None, kind: str | No
         return glob.find(files, pattern, path, kind, stop)
 
     return await session.blocking(run, stop)
-
-
-TOOL = Declared(
-    function=glob,
-    annotations=read_only("Find files by name"),
-    description=DESCRIPTION,
-    compat_function=glob_compat,
-    compat_description=COMPAT_DESCRIPTION,
-)

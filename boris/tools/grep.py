@@ -13,12 +13,13 @@ import threading
 from typing import Annotated, Any
 
 from fastmcp.dependencies import Depends
+from fastmcp.tools import tool
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from boris.session import Session, current_session
 from boris.text import LIMIT
-from boris.tools import Declared, read_only
+from boris.tools import read_only, served
 
 #: The compat name of each argument that has one. Each mode's schema lists one name of
 #: a pair; the other is understood as well and, when given, wins.
@@ -32,6 +33,8 @@ COMPAT_NAMES = {
 }
 
 Count = Annotated[int, Field(ge=0)]
+
+ANNOTATIONS = read_only("Search file contents")
 
 DESCRIPTION = f"""\
 Search file contents with a regular expression (RE2 syntax, the dialect of Go's \
@@ -93,6 +96,8 @@ _MULTILINE = (
 )
 
 
+@tool("grep", annotations=ANNOTATIONS, description=DESCRIPTION)
+@served(name_pairs=COMPAT_NAMES)
 async def grep(
     pattern: Annotated[str, Field(description=_PATTERN)],
     path: Annotated[str | SkipJsonSchema[None], Field(description=_PATH)] = None,
@@ -137,6 +142,8 @@ async def grep(
     )
 
 
+@tool("grep", annotations=ANNOTATIONS, description=COMPAT_DESCRIPTION)
+@served(compat=True, name_pairs=COMPAT_NAMES)
 async def grep_compat(
     pattern: Annotated[str, Field(description=_PATTERN)],
     path: Annotated[str | SkipJsonSchema[None], Field(description=_PATH)] = None,
@@ -244,13 +251,3 @@ async def _search(session: Session, **arguments: Any) -> str:
         return grep.run(files, grep.Request(**arguments), stop)
 
     return await session.blocking(run, stop)
-
-
-TOOL = Declared(
-    function=grep,
-    annotations=read_only("Search file contents"),
-    description=DESCRIPTION,
-    compat_function=grep_compat,
-    compat_description=COMPAT_DESCRIPTION,
-    name_pairs=COMPAT_NAMES,
-)

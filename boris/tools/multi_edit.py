@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
+from fastmcp.tools import tool
 from pydantic import BaseModel, ConfigDict, Field
 
 from boris.files import edit_files
 from boris.session import Session, current_session
-from boris.tools import Declared, destructive
+from boris.tools import destructive, served
 from boris.tools.str_replace import VIEW_FIRST, NewStr, OldStr, PathArg, ReplaceAll
 
 #: Edits one call may carry.
@@ -41,6 +42,12 @@ the write is atomic.
 - Prefer it to several str_replace calls on the same file."""
 
 
+@tool(
+    "multi_edit",
+    annotations=destructive("Make several replacements in a file"),
+    description=DESCRIPTION,
+)
+@served(view_first=VIEW_FIRST)
 async def multi_edit(
     path: PathArg,
     edits: Annotated[
@@ -56,11 +63,3 @@ async def multi_edit(
     steps = [(edit.old_str, edit.new_str, edit.replace_all) for edit in edits]
     files = session.files
     return await session.blocking(lambda: edit_files.multi_replace(files, path, steps))
-
-
-TOOL = Declared(
-    function=multi_edit,
-    annotations=destructive("Make several replacements in a file"),
-    description=DESCRIPTION,
-    view_first=VIEW_FIRST,
-)

@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
+from fastmcp.tools import tool
 from pydantic import Field
 
 from boris.files.notebook import files as notebook_files
 from boris.session import Session, current_session
-from boris.tools import Declared, destructive
+from boris.tools import destructive, served
 
 PathArg = Annotated[
     str,
@@ -58,6 +59,12 @@ result is checked with nbformat before the atomic write.
 VIEW_FIRST = "\n- The notebook must have been viewed in this session first (view tool)."
 
 
+@tool(
+    "notebook_edit",
+    annotations=destructive("Edit a notebook cell"),
+    description=DESCRIPTION,
+)
+@served(view_first=VIEW_FIRST)
 async def notebook_edit(
     path: PathArg,
     cell: CellArg,
@@ -70,11 +77,3 @@ async def notebook_edit(
     return await session.blocking(
         lambda: notebook_files.edit_notebook(files, path, cell, edit_mode, new_source, cell_type)
     )
-
-
-TOOL = Declared(
-    function=notebook_edit,
-    annotations=destructive("Edit a notebook cell"),
-    description=DESCRIPTION,
-    view_first=VIEW_FIRST,
-)

@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
+from fastmcp.tools import tool
 from pydantic import Field
 
 from boris.files import edit_files
 from boris.session import Session, current_session
-from boris.tools import Declared, destructive
+from boris.tools import destructive, served
 
 PathArg = Annotated[
     str,
@@ -48,6 +49,12 @@ the write is atomic.
 VIEW_FIRST = "\n- The file must have been viewed in this session first (view tool)."
 
 
+@tool(
+    "str_replace",
+    annotations=destructive("Replace text in a file"),
+    description=DESCRIPTION,
+)
+@served(view_first=VIEW_FIRST)
 async def str_replace(
     path: PathArg,
     old_str: OldStr,
@@ -59,11 +66,3 @@ async def str_replace(
     return await session.blocking(
         lambda: edit_files.replace(files, path, old_str, new_str, replace_all)
     )
-
-
-TOOL = Declared(
-    function=str_replace,
-    annotations=destructive("Replace text in a file"),
-    description=DESCRIPTION,
-    view_first=VIEW_FIRST,
-)

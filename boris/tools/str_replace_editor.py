@@ -10,12 +10,13 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from fastmcp.dependencies import Depends
+from fastmcp.tools import tool
 from pydantic import Field
 
 from boris.errors import BorisError, Code
 from boris.files import edit_files, view_path
 from boris.session import Session, current_session
-from boris.tools import Declared, Mention, ViewContent, as_content, destructive
+from boris.tools import Described, Mention, ViewContent, as_content, destructive, served
 from boris.tools.view import ViewRange
 
 Command = Annotated[
@@ -63,7 +64,7 @@ InsertText = Annotated[
     Field(description="For insert: another name for new_str."),
 ]
 
-DESCRIPTION = (
+DESCRIPTION = Described(
     """\
 Tool for viewing, creating and editing files.
 * `view` shows a file with line numbers (`N<TAB>line`), or a directory as a tree two \
@@ -90,6 +91,12 @@ VIEW_FIRST = "\n* View a file before `str_replace` or `insert` on it, or before 
 overwrites it; an edit of a file not viewed in this session is refused."
 
 
+@tool(
+    "str_replace_editor",
+    annotations=destructive("View and edit files"),
+    description=DESCRIPTION,
+)
+@served(view_first=VIEW_FIRST)
 async def str_replace_editor(
     command: Command,
     path: PathArg,
@@ -134,11 +141,3 @@ def _missing(argument: str, command: str) -> BorisError:
     return BorisError(
         Code.INVALID_INPUT, f"{argument}: missing required argument for the {command} command"
     )
-
-
-TOOL = Declared(
-    function=str_replace_editor,
-    annotations=destructive("View and edit files"),
-    description=DESCRIPTION,
-    view_first=VIEW_FIRST,
-)

@@ -6,13 +6,14 @@ import threading
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
+from fastmcp.tools import tool
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from boris.session import Session, current_session
 from boris.structure.languages import KINDS, language_names
 from boris.text import LIMIT
-from boris.tools import Declared, read_only
+from boris.tools import read_only
 
 Count = Annotated[int, Field(ge=0)]
 
@@ -57,6 +58,7 @@ _HEAD_LIMIT = "Show only the first N lines (files for a map), after offset. 0 me
 _OFFSET = "Skip the first N lines (files for a map) before applying head_limit."
 
 
+@tool("symbols", annotations=read_only("Show code structure"), description=DESCRIPTION)
 async def symbols(
     path: Annotated[str | SkipJsonSchema[None], Field(description=_PATH)] = None,
     name: Annotated[str | SkipJsonSchema[None], Field(description=_NAME)] = None,
@@ -89,10 +91,3 @@ async def symbols(
         return engine.run(files, request, stop)
 
     return await session.blocking(run, stop)
-
-
-TOOL = Declared(
-    function=symbols,
-    annotations=read_only("Show code structure"),
-    description=DESCRIPTION,
-)

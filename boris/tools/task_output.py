@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from fastmcp.dependencies import CurrentContext, Depends
+from fastmcp.tools import tool
 from pydantic import Field
 
 from boris.session import Session, current_session
 from boris.shell.command import MAX_TIMEOUT_MS
 from boris.shell.tasks import UNREAD_LIMIT
 from boris.text import LIMIT
-from boris.tools import Declared, Mention, progress_of, read_only
+from boris.tools import Described, Mention, progress_of, read_only, served
 
 if TYPE_CHECKING:
     from fastmcp import Context
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 #: How long a blocking read waits by default, in milliseconds.
 DEFAULT_WAIT_MS = 30_000
 
-DESCRIPTION = (
+DESCRIPTION = Described(
     f"""\
 Read the output of a background command started with bash and run_in_background.
 
@@ -35,7 +36,7 @@ finishes, or after timeout ms (default {DEFAULT_WAIT_MS}, at most {MAX_TIMEOUT_M
     Mention("task_stop", " Stop a task with task_stop."),
 )
 
-COMPAT_DESCRIPTION = (
+COMPAT_DESCRIPTION = Described(
     f"""\
 Retrieves output from a background bash command, given the task_id that bash \
 returned when it was started with run_in_background.
@@ -53,6 +54,12 @@ returns when it finishes, or after timeout milliseconds (default {DEFAULT_WAIT_M
 
 
 # Async on purpose: the task's output is written by the event loop, so it is read there too.
+@tool(
+    "task_output",
+    annotations=read_only("Read background task output"),
+    description=DESCRIPTION,
+)
+@served(compat_description=COMPAT_DESCRIPTION)
 async def task_output(
     task_id: Annotated[
         str, Field(description="The task_id that bash returned for a background command.")
@@ -75,11 +82,3 @@ async def task_output(
     if not block:
         return session.tasks.read(task_id)
     return await session.tasks.wait(task_id, timeout / 1000, progress_of(ctx))
-
-
-TOOL = Declared(
-    function=task_output,
-    annotations=read_only("Read background task output"),
-    description=DESCRIPTION,
-    compat_description=COMPAT_DESCRIPTION,
-)

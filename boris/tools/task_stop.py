@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
+from fastmcp.tools import tool
 from pydantic import Field
 
 from boris.session import Session, current_session
 from boris.shell.processes import KILL_GRACE
-from boris.tools import Declared, destructive
+from boris.tools import destructive
 
 DESCRIPTION = f"""\
 Stop a background command started with bash and run_in_background (a dev server, a \
@@ -23,6 +24,11 @@ watcher) and return its final output.
 running is ended all the same."""
 
 
+@tool(
+    "task_stop",
+    annotations=destructive("Stop a background task"),
+    description=DESCRIPTION,
+)
 async def task_stop(
     task_id: Annotated[
         str, Field(description="The task_id that bash returned for a background command.")
@@ -30,10 +36,3 @@ async def task_stop(
     session: Session = Depends(current_session),
 ) -> str:
     return await session.tasks.stop(task_id)
-
-
-TOOL = Declared(
-    function=task_stop,
-    annotations=destructive("Stop a background task"),
-    description=DESCRIPTION,
-)

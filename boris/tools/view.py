@@ -7,13 +7,14 @@ import threading
 from typing import Annotated
 
 from fastmcp.dependencies import Depends
+from fastmcp.tools import tool
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from boris.errors import BorisError, Code
 from boris.files import view_path
 from boris.session import Session, current_session
-from boris.tools import Declared, Mention, ViewContent, as_content, read_only
+from boris.tools import Described, Mention, ViewContent, as_content, read_only, served
 
 PathArg = Annotated[
     str,
@@ -40,7 +41,7 @@ Symbol = Annotated[
     ),
 ]
 
-DESCRIPTION = (
+DESCRIPTION = Described(
     """\
 Read a file or list a directory.
 
@@ -70,6 +71,12 @@ VIEW_FIRST = "\n- A file must be viewed in this session before str_replace or cr
 may change it."
 
 
+@tool(
+    "view",
+    annotations=read_only("View a file or directory"),
+    description=DESCRIPTION,
+)
+@served(view_first=VIEW_FIRST)
 async def view(
     path: PathArg,
     view_range: ViewRange = None,
@@ -95,11 +102,3 @@ async def view(
 
     # A symbol may be looked for in a whole tree: a cancelled call stops the search.
     return await session.blocking(by_symbol, stop)
-
-
-TOOL = Declared(
-    function=view,
-    annotations=read_only("View a file or directory"),
-    description=DESCRIPTION,
-    view_first=VIEW_FIRST,
-)

@@ -24,8 +24,9 @@ parses it once and returns the message or the JSON-RPC error that answers it ins
 A lone surrogate in a tool call's arguments is valid JSON and is kept: the edge
 (boris.edge) refuses the argument that holds one, naming it.
 
-A message may be at most :func:`max_message_size` bytes: enough for a file of
-``--max-file-size`` bytes of text however a client escapes it, plus the envelope.
+A message may be at most :func:`~boris.transport.prescan.max_message_size` bytes: enough
+for a file of ``--max-file-size`` bytes of text however a client escapes it, plus the
+envelope.
 """
 
 from __future__ import annotations
@@ -49,20 +50,8 @@ from pydantic import ValidationError
 
 from boris.text import LONE_SURROGATE, has_lone_surrogate
 from boris.transport import prescan
-
-#: JSON escapes text without control characters to at most 3 bytes per byte of UTF-8:
-#: a 2-byte character written as ``\\uXXXX`` takes 6, a 4-byte one 12 (quotes,
-#: backslashes, tabs and newlines take 2; encoders that keep UTF-8 as is add nothing).
-ESCAPING = 3
-_MIB = 1024 * 1024
-#: Room for everything in a message besides the file content: envelope, path, other
-#: arguments.
-ENVELOPE = _MIB
-
-
-def max_message_size(max_file_size: int) -> int:
-    """The longest message (line or request body) accepted, in bytes."""
-    return ESCAPING * max_file_size + ENVELOPE
+from boris.transport.prescan import ENVELOPE, ESCAPING, MIB
+from boris.transport.prescan import max_message_size as max_message_size  # the transports' limit
 
 
 def error_reply(
@@ -93,7 +82,7 @@ def too_large(limit: int, request_id: int | str | None) -> Refusal:
     return _refusal(
         INVALID_REQUEST,
         f"Invalid Request: message larger than {limit} bytes "
-        f"(the limit is {ESCAPING} × --max-file-size + {ENVELOPE // _MIB} MiB)",
+        f"(the limit is {ESCAPING} × --max-file-size + {ENVELOPE // MIB} MiB)",
         request_id,
     )
 

@@ -1,5 +1,6 @@
-"""What can be learnt of a message without parsing it: the id of the request it carries,
-from its first or last bytes, and whether it holds more values than any message needs.
+"""What can be learnt of a message without parsing it: whether it is longer than the limit
+(:func:`max_message_size`), the id of the request it carries, from its first or last
+bytes, and whether it holds more values than any message needs.
 
 A message refused whole (longer than the limit, or holding too many values) is still
 answered with its own id, so that the client does not wait on it. Clients write the id
@@ -21,6 +22,21 @@ import json
 import re
 
 from boris.text import has_lone_surrogate
+
+#: JSON escapes text without control characters to at most 3 bytes per byte of UTF-8:
+#: a 2-byte character written as ``\\uXXXX`` takes 6, a 4-byte one 12 (quotes,
+#: backslashes, tabs and newlines take 2; encoders that keep UTF-8 as is add nothing).
+ESCAPING = 3
+MIB = 1024 * 1024
+#: Room for everything in a message besides the file content: envelope, path, other
+#: arguments.
+ENVELOPE = MIB
+
+
+def max_message_size(max_file_size: int) -> int:
+    """The longest message (line or request body) accepted, in bytes."""
+    return ESCAPING * max_file_size + ENVELOPE
+
 
 #: Bytes of a message's start, and of its end, kept to find its id.
 HEAD = 4096

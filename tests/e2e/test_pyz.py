@@ -40,10 +40,12 @@ from tests.support import (
     http_client,
     http_server,
     ok_text,
+    raw_stdio,
     server_env,
     stdio_client,
 )
 from tests.support.builds import NATIVE, Built
+from tests.support.early import asked_twice
 from tests.support.pids import children
 
 pytestmark = pytest.mark.anyio
@@ -251,6 +253,29 @@ async def test_stdio_round_trip(
     combo = f"{NATIVE}-cp{interpreter.minor[0]}{interpreter.minor[1]}"
     natives = unpacked(Path(env["SHIV_ROOT"])) / "natives"
     assert sorted(os.listdir(natives)) == sorted(manifest(pyz)["layers"][combo])
+
+
+@pytest.mark.slow  # builds the pyz (once per session)
+@pytest.mark.parametrize("interpreter", SUPPORTED, ids=lambda i: i.version)
+def test_the_first_answers_are_the_apps_first_start_and_later(
+    interpreter: Interpreter, pyz: Path, run_dir: tuple[Path, dict[str, str]]
+) -> None:
+    """The first start answers from the archive itself while it unpacks, a later one from
+    the unpacked files while the app loads; either way with the app's answers, under
+    each Python (whose pydantic writes the tools' schemas)."""
+    workdir, env = run_dir
+    command = interpreter.command(pyz)
+    for era, version in [("handshake", "2025-11-25"), ("2026-07-28", "2026-07-28")]:
+        with raw_stdio(
+            "--log-level", "debug", workdir=workdir, env=env, command=command, cwd=workdir
+        ) as server:
+            pairs = asked_twice(server, era, version)
+            server.stdin.close()
+            assert server.proc.wait(timeout=60) == 0
+            log = server.stderr()
+        assert all(first == again for first, again in pairs)
+        assert "answered before the app was ready" in log
+        assert "ERROR" not in log
 
 
 @pytest.mark.slow  # builds the pyz (once per session)

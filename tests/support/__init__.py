@@ -44,9 +44,11 @@ BORIS = [sys.executable, "-m", "boris"]
 #: itself is checked by hand in tests/tools/test_tools_list.py).
 DEFAULT_TOOLS = list(toolset.served(compat=False))
 REPO = Path(__file__).resolve().parents[2]
-#: The release the package declares, read from its metadata source rather than asked of Boris
-#: (the one `version = ` line of pyproject.toml; tomllib is not in Python 3.10).
-_VERSION_LINE = re.search(r'^version = "([^"]+)"$', (REPO / "pyproject.toml").read_text(), re.M)
+#: The release the package declares, read from its source rather than asked of Boris (the
+#: one `__version__ = ` line of boris/__init__.py, which pyproject.toml names as the version).
+_VERSION_LINE = re.search(
+    r'^__version__ = "([^"]+)"$', (REPO / "boris" / "__init__.py").read_text(), re.M
+)
 assert _VERSION_LINE is not None
 VERSION: str = _VERSION_LINE.group(1)
 
@@ -400,15 +402,31 @@ class RawStdio:
 
     def reply(self, request_id: int | str, timeout: float = 60) -> dict[str, Any]:
         """The next message answering ``request_id`` (notifications are skipped)."""
+        message: dict[str, Any] = json.loads(self.reply_line(request_id, timeout))
+        return message
+
+    def reply_line(self, request_id: int | str, timeout: float = 60) -> bytes:
+        """The line of the next message answering ``request_id``, as the server wrote it."""
         while True:
-            message = self.receive(timeout)
+            line = self.line(timeout)
+            message = json.loads(line)
             if message.get("id") == request_id and "method" not in message:
-                return message
+                return line
 
     def initialize(self) -> None:
         self.send(INITIALIZE)
         assert self.reply(1)["result"]["serverInfo"]["name"] == "boris"
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def loaded(self, request_id: int, meta: dict[str, Any] | None = None) -> None:
+        """Return once the app has loaded: a tools/call waits for it, where initialize
+        and tools/list may be answered while it loads (boris.early). The call names no
+        tool, and changes nothing; ``meta`` is its ``_meta`` (a 2026-07-28 envelope)."""
+        params: dict[str, Any] = {"name": "no such tool", "arguments": {}}
+        if meta is not None:
+            params["_meta"] = meta
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
+        assert self.reply(request_id)["result"]["isError"] is True
 
     def call(self, request_id: int, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """The result of one tools/call (arguments as JSON values)."""
@@ -420,16 +438,22 @@ class RawStdio:
 
 @contextlib.contextmanager
 def raw_stdio(
-    *args: str, workdir: str | Path, env: Mapping[str, str] | None = None
+    *args: str,
+    workdir: str | Path,
+    env: Mapping[str, str] | None = None,
+    command: Sequence[str] = BORIS,
+    cwd: str | Path | None = None,
 ) -> Iterator[RawStdio]:
-    """A Boris on STDIO pipes (stderr to a temporary file), stopped by its pid at the end."""
+    """A Boris (``command``) on STDIO pipes (stderr to a temporary file), stopped by its
+    pid at the end."""
     with tempfile.TemporaryFile() as errors:
         proc = subprocess.Popen(
-            [*BORIS, "--transport", "stdio", "--workdir", str(workdir), *args],
+            [*command, "--transport", "stdio", "--workdir", str(workdir), *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=errors,
             env=server_env(env),
+            cwd=cwd,
         )
         try:
             yield RawStdio(proc, errors)

@@ -139,6 +139,7 @@ def test_a_huge_line_is_discarded_in_bounded_memory(tmp_path: Path) -> None:
     with raw_stdio("--max-file-size", "1KB", workdir=tmp_path) as server:
         server.initialize()
         pid = server.proc.pid
+        server.loaded(19)  # the app's memory is not the line's
         tools_list(server, 20)  # warm up
         before = peak_start(pid)
         chunk = b"[" * MB

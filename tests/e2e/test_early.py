@@ -1,0 +1,134 @@
+"""A spawned STDIO server answers its client's first messages while the app loads, with
+the app's answers, and then serves everything else as it always has (boris.early)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from boris.early.generate import initialize, notification, request
+from tests.support import BORIS, DEFAULT_TOOLS, raw_stdio, server_env
+from tests.support.early import asked_twice
+
+#: Each protocol, and settings that change the answers (tests/early/test_wire.py compares
+#: the two paths on every setting and version, in this process).
+CASES = [
+    ([], "handshake", "2025-11-25"),
+    ([], "2026-07-28", "2026-07-28"),
+    (["--anthropic-compat", "--disable-tools", "task_stop"], "handshake", "2024-11-05"),
+    (
+        ["--disable-tools", "bash", "--require-view-before-edit", "false"],
+        "2026-07-28",
+        "2026-07-28",
+    ),
+]
+
+
+@pytest.mark.parametrize(("flags", "era", "version"), CASES, ids=str)
+def test_the_first_answers_come_while_the_app_loads_and_are_its(
+    flags: list[str], era: str, version: str, tmp_path: Path
+) -> None:
+    with raw_stdio(*flags, "--log-level", "debug", workdir=tmp_path) as server:
+        pairs = asked_twice(server, era, version)
+        server.stdin.close()
+        assert server.proc.wait(timeout=30) == 0
+        log = server.stderr()
+    for first, again in pairs:
+        assert first == again
+    early = "initialize, notifications/initialized, tools/list"
+    if era != "handshake":
+        early = "server/discover, tools/list"
+    assert "answered before the app was ready" in log
+    assert log.split("answered before the app was ready")[1].split("\n")[0].endswith(f": {early}")
+    assert "ERROR" not in log
+
+
+def test_a_call_among_the_first_messages_waits_for_the_app_and_all_are_answered(
+    tmp_path: Path,
+) -> None:
+    call = {"name": "bash", "arguments": {"command": "echo hi"}}
+    lines = [
+        initialize(1, "2025-11-25"),
+        notification("notifications/initialized"),
+        request(2, "tools/call", call),
+        request(3, "tools/list"),
+    ]
+    with raw_stdio(workdir=tmp_path) as server:
+        server.stdin.write(b"".join(line + b"\n" for line in lines))
+        server.stdin.flush()
+        replies: dict[int, Any] = {}
+        while len(replies) < 3:
+            message = server.receive()
+            replies[message["id"]] = message
+        server.stdin.close()
+        assert server.proc.wait(timeout=30) == 0
+    assert replies[2]["result"]["content"][0]["text"] == "exit_code: 0\n\nstdout:\nhi\n"
+    assert [tool["name"] for tool in replies[3]["result"]["tools"]] == DEFAULT_TOOLS
+
+
+def test_input_that_ends_while_the_app_loads_is_answered_and_the_server_exits(
+    tmp_path: Path,
+) -> None:
+    lines = [initialize(1, "2025-11-25"), notification("notifications/initialized")]
+    lines.append(request(2, "tools/list"))
+    done = subprocess.run(
+        [*BORIS, "--transport", "stdio", "--workdir", str(tmp_path)],
+        input=b"".join(line + b"\n" for line in lines),
+        capture_output=True,
+        env=server_env(),
+        timeout=60,
+    )
+    assert done.returncode == 0
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [reply["id"] for reply in replies] == [1, 2]
+    assert len(replies[1]["result"]["tools"]) == len(DEFAULT_TOOLS)
+
+
+def test_a_token_file_is_read_as_before_and_reaches_no_command(tmp_path: Path) -> None:
+    """A STDIO server given ``--token-file`` answers early all the same; its commands see
+    neither the token nor where it is kept. A file that holds no token is refused before
+    anything is answered, with the message of the full settings, exit status 2."""
+    token = "early-token-7f3a"
+    secret = tmp_path / "secret"
+    secret.write_text(f"{token}\n")
+    call = {"name": "bash", "arguments": {"command": "env; echo end"}}
+    lines = [
+        initialize(1, "2025-11-25"),
+        notification("notifications/initialized"),
+        request(2, "tools/list"),
+        request(3, "tools/call", call),
+    ]
+    env = {"BORIS_TOKEN_FILE": str(secret)}
+    with raw_stdio("--log-level", "debug", workdir=tmp_path, env=env) as server:
+        server.stdin.write(b"".join(line + b"\n" for line in lines))
+        server.stdin.flush()
+        replies: dict[int, Any] = {}
+        while len(replies) < 3:
+            message = server.receive()
+            replies[message["id"]] = message
+        server.stdin.close()
+        assert server.proc.wait(timeout=30) == 0
+        log = server.stderr()
+    assert "answered before the app was ready" in log
+    text = replies[3]["result"]["content"][0]["text"]
+    assert text.endswith("end\n"), text
+    assert token not in text
+    assert "BORIS_TOKEN" not in text
+    assert token not in log
+
+    empty = tmp_path / "empty"
+    empty.write_text("\n")
+    done = subprocess.run(
+        [*BORIS, "--transport", "stdio", "--workdir", str(tmp_path), "--token-file", str(empty)],
+        input=b"".join(line + b"\n" for line in lines[:1]),
+        capture_output=True,
+        env=server_env(),
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stdout == b""
+    assert f"--token-file {empty} is empty" in done.stderr.decode()
