@@ -7,7 +7,7 @@ from __future__ import annotations
 import codecs
 from pathlib import Path
 
-from hypothesis import assume, event, given
+from hypothesis import assume, event, example, given
 from hypothesis import strategies as st
 
 from boris.errors import BorisError
@@ -203,6 +203,11 @@ def edited_bytes(data: bytes, change: tuple[str, str, bool]) -> bytes | None:
 
 
 @given(dense_edits())
+# A region's end inside a later edit's text; its start inside a deleted text; its start
+# inside the second place of a replace_all.
+@example((b"xxyz", [("xx", "pqrs", False), ("syz", "t", False)]))
+@example((b"abxx", [("xx", "pqrs", False), ("bp", "", False)]))
+@example((b"ab-ab-cd", [("-cd", "-bX", False), ("b-", "QQQQ", True)]))
 def test_edited_regions_follow_every_edit(case: tuple[bytes, list[tuple[str, str, bool]]]) -> None:
     before, changes = case
     expected = edited_regions(before, changes)
