@@ -8,10 +8,12 @@ it is decided. Expected bytes and messages are written out literally.
 
 from __future__ import annotations
 
+import tracemalloc
+
 import pytest
 
-from boris.errors import BorisError
-from boris.files.edit_bytes import encode_argument, insert, replace
+from boris.errors import BorisError, Code
+from boris.files.edit_bytes import Change, encode_argument, insert, replace, replace_each
 from boris.files.lines import CHUNK
 
 PATH = "/w/f.txt"
@@ -408,3 +410,27 @@ def test_of_equally_resembling_lines_the_first_is_named() -> None:
 def test_the_same_characters_in_another_order_do_not_resemble() -> None:
     """Resemblance is difflib's ratio (characters in order), not the characters alone."""
     assert miss(b"zz\ntsrqponmlkjihgfedcba\n", TWENTY.encode()) == NOT_FOUND
+
+
+# --- size ------------------------------------------------------------------------------
+
+
+def test_a_replace_all_too_large_is_refused_before_it_is_built() -> None:
+    """100 KB of ``y`` each made 1,000: the 100 MB result is judged by its size, never made."""
+
+    def check_size(size: int, subject: str) -> None:
+        if size > 1_000_000:
+            raise BorisError(Code.FILE_TOO_LARGE, f"{subject} {size} bytes")
+
+    data = b"y" * 100_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(BorisError) as raised:
+            replace_each(data, [Change(b"y", b"y" * 1000, True)], PATH, check_size, 1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert str(raised.value) == (
+        "[FILE_TOO_LARGE] edit 1 of 1: the edited file would be 100000000 bytes"
+    )
+    assert peak < 10_000_000

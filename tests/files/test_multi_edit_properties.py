@@ -7,10 +7,11 @@ from __future__ import annotations
 import codecs
 from pathlib import Path
 
-from hypothesis import event, given
+from hypothesis import assume, event, example, given
 from hypothesis import strategies as st
 
 from boris.errors import BorisError
+from boris.files.edit_bytes import Change, Region, replace_each
 from boris.session import Session
 from boris.tools import multi_edit as multi_edit_tool
 from boris.tools.multi_edit import Replacement
@@ -109,3 +110,110 @@ def test_multi_edit_is_replace_once_in_sequence(case: tuple[bytes, list[tuple[st
         assert result.startswith("["), result
         assert f"] edit {failed} of {len(edits)}: " in result, result
         assert after == before
+
+
+# --- where the edits are, for the result's snippets -------------------------------------
+
+# Few short pieces, so that edits overlap, touch and repeat: regions merge and move.
+dense_files = st.lists(st.sampled_from([b"a", b"b", b"ab", b"\n", b"\r\n", b"ba"]), max_size=30)
+dense_texts = st.sampled_from(["", "a", "b", "ab", "ba", "x", "xy", "a\n", "\n", "b\nb"])
+
+Token = tuple[int | None, bool]  # a byte (None: the place of a deletion), edited or not
+
+
+def edited_regions(
+    before: bytes, changes: list[tuple[str, str, bool]]
+) -> tuple[bytes, list[Region]] | None:
+    """The result of ``changes`` and its edited regions (None if one cannot apply): each
+    byte carries whether an edit wrote it, a deletion leaves an empty edited mark, and a
+    region is a run of edited bytes and marks, as ranges of the result."""
+    tokens: list[Token] = [(byte, False) for byte in before]
+    for old_str, new_str, replace_all in changes:
+        data = bytes(byte for byte, _ in tokens if byte is not None)
+        old, new = as_written(data, old_str.encode(), new_str.encode())
+        if not old or old == new or (not replace_all and occurrences(data, old) != 1):
+            return None
+        starts, at = [], data.find(old)
+        while at >= 0:  # bytes.replace's places: left to right, without overlaps
+            starts.append(at)
+            at = data.find(old, at + len(old))
+        if not starts:
+            return None
+        written: list[Token] = [(byte, True) for byte in new] or [(None, True)]
+        result: list[Token] = []
+        offset = 0
+        for token in tokens:
+            if token[0] is None:
+                result.append(token)
+                continue
+            if offset in starts:
+                result += written
+            inside = any(start <= offset < start + len(old) for start in starts)
+            if not inside:
+                result.append(token)
+            offset += 1
+        tokens = result
+    regions: list[Region] = []
+    offset, run_start = 0, None
+    for byte, edited in [*tokens, (None, False)]:
+        if edited and run_start is None:
+            run_start = offset
+        elif not edited and run_start is not None:
+            regions.append((run_start, offset))
+            run_start = None
+        offset += byte is not None
+    return bytes(byte for byte, _ in tokens if byte is not None), regions
+
+
+@st.composite
+def dense_edits(draw: st.DrawFn) -> tuple[bytes, list[tuple[str, str, bool]]]:
+    """A file and 1-5 edits that apply, most of them cut from the text as the edits before
+    left it."""
+    before = draw(st.one_of(dense_files.map(b"".join), edgy_files))
+    data, changes = before, []
+    for _ in range(draw(st.integers(1, 5))):
+        every = draw(st.booleans())
+        old = ""
+        if data and draw(st.integers(0, 3)) > 0:
+            start = draw(st.integers(0, len(data) - 1))
+            length = draw(st.integers(1, 3))
+            if every:
+                old = data[start : start + length].decode("utf-8", "replace")
+            else:
+                old = unique_text_from(data, start, length)
+        if not old or "\ufffd" in old:
+            old = draw(dense_texts)
+        change = (old, draw(dense_texts), every)
+        after = edited_bytes(data, change)
+        if after is None:  # the edits that apply, and at least one
+            break
+        changes.append(change)
+        data = after
+    assume(changes)
+    return before, changes
+
+
+def edited_bytes(data: bytes, change: tuple[str, str, bool]) -> bytes | None:
+    old, new = as_written(data, change[0].encode(), change[1].encode())
+    if not old or old == new or occurrences(data, old) == 0:
+        return None
+    if not change[2] and occurrences(data, old) != 1:
+        return None
+    return data.replace(old, new)
+
+
+@given(dense_edits())
+# A region's end inside a later edit's text; its start inside a deleted text; its start
+# inside the second place of a replace_all.
+@example((b"xxyz", [("xx", "pqrs", False), ("syz", "t", False)]))
+@example((b"abxx", [("xx", "pqrs", False), ("bp", "", False)]))
+@example((b"ab-ab-cd", [("-cd", "-bX", False), ("b-", "QQQQ", True)]))
+def test_edited_regions_follow_every_edit(case: tuple[bytes, list[tuple[str, str, bool]]]) -> None:
+    before, changes = case
+    expected = edited_regions(before, changes)
+    if expected is None:
+        return
+    event(f"{len(expected[1])} regions")
+    edits = [Change(old.encode(), new.encode(), every) for old, new, every in changes]
+    data, regions = replace_each(before, edits, "f.txt", lambda size, what: None)
+    assert (data, regions) == expected

@@ -145,6 +145,13 @@ def workdir(tmp_path: Path) -> Path:
         # Braces keep the components inside them; escapes are not separators.
         ("{{a/..,b}}/c", "{{a/..,b}}/c"),
         ("..x/.y", "..x/.y"),
+        ("{{x,y/z}}/../c", "c"),
+        ("{{x}}/../c", "c"),
+        ("{{{{x}}}}/../c", "c"),
+        ("a\\/../c", "a\\/../c"),
+        ("\\x/../c", "c"),
+        # A ".." after a ".." it cannot take away is kept, and climbs.
+        ("{link}/work/sub/*/../../../x", "{real}/x"),
     ],
 )
 def test_normalised_deny_patterns(workdir: Path, pattern: str, normalised: str) -> None:
@@ -158,7 +165,11 @@ def test_normalised_deny_patterns(workdir: Path, pattern: str, normalised: str) 
 @pytest.mark.parametrize("pattern", ["a/..", "a/../..", "..x/../..", "**/..", "x/**/../.."])
 def test_a_deny_pattern_climbing_above_its_start_is_refused(pattern: str) -> None:
     # Unanchored, it would match at any depth: above its start is nowhere in particular.
-    with pytest.raises(PatternError, match=re.escape("its '..' climbs above its start")):
+    message = (
+        "its '..' climbs above its start; write the pattern from the working directory "
+        "(./ or ../) or as an absolute path instead"
+    )
+    with pytest.raises(PatternError, match=f"^{re.escape(message)}$"):
         normalise_deny_pattern(pattern, "/w")
 
 

@@ -288,3 +288,40 @@ async def test_many_regions_far_apart_in_a_large_file(client: Client[Any], case:
         == f"[{999 - len(snippets)} more edited regions not shown: view the file to see them]\n"
     )
     assert path.read_text() == content.replace("MARK", "DONE")
+
+
+async def test_a_single_replacement_over_the_limit(case: Path) -> None:
+    """A replacement without replace_all is held to --max-file-size too, and named."""
+    path = case / "f.txt"
+    async with app_client("--max-file-size", "1KB", workdir=case) as client:
+        await viewed(client, path, "x\n")
+        result = await multi_edit(
+            client,
+            path,
+            {"old_str": "\n", "new_str": "\n\n"},
+            {"old_str": "x", "new_str": "y" * 2000},
+        )
+    assert error_text(result) == (
+        "[FILE_TOO_LARGE] edit 2 of 2: the edited file would be 2.0 KB (2002 bytes), over "
+        "the 1.0 KB limit set by --max-file-size"
+    )
+    assert path.read_bytes() == b"x\n"
+
+
+@pytest.mark.parametrize("places", [1000, 1001])
+async def test_a_thousand_places_are_shown_and_more_are_not(
+    client: Client[Any], case: Path, places: int
+) -> None:
+    """Up to 1,000 changed places the result shows them (here in one snippet, as they are
+    lines apart); past that it only says so."""
+    path = await viewed(client, case / "f.txt", "x\n" * places)
+    result = ok_text(
+        await multi_edit(client, path, {"old_str": "x", "new_str": "y", "replace_all": True})
+    )
+    head = f"Applied 1 edits to {path}\n\n"
+    if places > 1000:
+        assert result == head + "(more than 1000 places changed: view the file to see them)"
+    else:
+        assert result.startswith(head + "   1\ty\n   2\ty\n"), result[:200]
+        assert result.endswith(" 999\ty\n1000\ty\n"), result[-200:]
+    assert path.read_bytes() == b"y\n" * places
