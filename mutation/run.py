@@ -34,7 +34,8 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -45,6 +46,8 @@ WORK = REPO / "mutation" / "work"
 class Target:
     modules: tuple[str, ...]
     tests: tuple[str, ...]
+    #: Environment of the target's tests (e.g. smaller samples of an oracle's inputs).
+    env: Mapping[str, str] = field(default_factory=dict)
 
 
 TARGETS = {
@@ -91,6 +94,34 @@ TARGETS = {
         ),
     ),
     "settings": Target(("boris/settings.py",), ("tests/test_settings.py",)),
+    # Not tests/structure/test_structure_pool.py: its workers are spawned once and
+    # outlive mutmut's fork per mutant, so they would run the unmutated code; the same
+    # output in this process is pinned by the other files.
+    "symbols": Target(
+        (
+            "boris/structure/definitions.py",
+            "boris/structure/references.py",
+            "boris/structure/symbols.py",
+            "boris/structure/task.py",
+            "boris/structure/locate.py",
+            "boris/structure/source.py",
+            "boris/structure/notebook_cells.py",
+            "boris/structure/languages.py",
+            "boris/structure/grammars.py",
+        ),
+        (
+            "tests/structure/test_languages.py",
+            "tests/structure/test_ctags_oracle.py",
+            "tests/structure/test_references_oracle.py",
+            "tests/structure/test_structure_properties.py",
+            "tests/structure/test_name_search.py",
+            "tests/structure/test_python_ast_oracle.py",
+            "tests/tools/test_symbols.py",
+            "tests/tools/test_view_symbol.py",
+        ),
+        # The standard library samples of the ast and tokenizer oracles, every 6th file.
+        env={"STDLIB_SAMPLE_STEP": "6"},
+    ),
 }
 
 # mutmut's exit codes (mutmut.stats.status_by_exit_code): 1 and 3 are kills, 0 a survivor.
@@ -181,7 +212,7 @@ def run(
         selection = changed_functions(name, target)
         selection += sorted(key for key, code in previous.items() if code not in KILLED)
     workdir = WORK / name if resume else prepare(name, target, tests_from)
-    env = dict(os.environ, HYPOTHESIS_PROFILE="ci")
+    env = dict(os.environ, HYPOTHESIS_PROFILE="ci", **target.env)
     mutmut = [sys.executable, "-m", "mutmut", "run", "--max-children", str(children)]
     if retest:
         (workdir / "previous.json").write_text(json.dumps(previous), "utf-8")
