@@ -386,3 +386,67 @@ async def test_long_output_is_paged_and_capped(client: Client[Any], workdir: Pat
         f"[Truncated at 30000 characters: showing lines 1-{shown} of 1001. To see more, "
         f"call again with offset: {shown}.]"
     )
+
+
+async def test_a_map_skips_what_grep_skips(client: Client[Any], workdir: Path) -> None:
+    """A map lists only files grep would read: of a known language by name or #! line,
+    regular, not empty, at most --max-file-size (64 KiB here) bytes; the rest are passed
+    by wherever they come in the walk."""
+    limit = 64 * 1024
+    exact = "def exact(): pass\n"
+    root = write_tree(
+        workdir / "skipped",
+        {
+            "a_notes.txt": "def not_code(): pass\n",
+            "b_data": "def no_first_line(): pass\n",
+            "c_empty.py": "",
+            "d_exact.py": exact + "#" * (limit - len(exact) - 1) + "\n",
+            "e_over.py": exact + "#" * (limit - len(exact)) + "\n",
+            "f_run": "#!/bin/sh\nrun() { :; }\n",
+            "g_last.py": "def last(): pass\n",
+        },
+    )
+    set_mtimes(root, ["g_last.py", "f_run", "e_over.py", "d_exact.py", "c_empty.py"])
+    assert (root / "d_exact.py").stat().st_size == limit
+    assert await symbols(client, path="skipped") == (
+        "d_exact.py (Python, 2 lines)\n"
+        "  function exact  1-1  def exact(): pass\n"
+        "f_run (Bash, 2 lines)\n"
+        "  function run  2-2  run() { :; }\n"
+        "g_last.py (Python, 1 line)\n"
+        "  function last  1-1  def last(): pass"
+    )
+    write_tree(workdir / "nothing", {"notes.txt": "x\n", "data": "def f(): pass\n"})
+    assert await symbols(client, path="nothing") == "No files of a known language found"
+
+
+async def test_a_map_is_cut_after_the_last_file_that_fits(
+    client: Client[Any], workdir: Path
+) -> None:
+    """A map shows whole files while their text fits in 30,000 characters: exactly
+    30,000 is shown whole, one character more ends the page before the file that does
+    not fit, saying where to go on."""
+    filler = "".join(f"def filler_number_{n:04}():\n    pass\n" for n in range(450))
+    for extra, cut in ((0, False), (1, True)):
+        root = workdir / f"cut{extra}"
+        write_tree(root, {"first.py": filler, "second.py": "def f(): pass\n"})
+        set_mtimes(root, ["second.py", "first.py"])
+        first = await symbols(client, path=root.name, head_limit=1)
+        second = await symbols(client, path=root.name, offset=1)
+        # Lengthen the second file's one definition (its name shows twice, a parameter
+        # once) so that the two files' text is 30,000 + extra characters.
+        missing = 30_000 + extra - len(first) - 1 - len(second)
+        name, parameter = "f" + "x" * (missing // 2), "a" * (missing % 2)
+        (root / "second.py").write_text(f"def {name}({parameter}): pass\n")
+        set_mtimes(root, ["second.py", "first.py"])
+        second = await symbols(client, path=root.name, offset=1)
+        whole = await symbols(client, path=root.name)
+        if not cut:
+            assert len(first) + 1 + len(second) == 30_000
+            assert whole == first + "\n" + second
+        else:
+            assert len(first) + 1 + len(second) == 30_001
+            assert whole == (
+                f"{first}\n\n[Truncated at 30000 characters: showing files 1-1 of 2. "
+                "To see more, call again with offset: 1.]"
+            )
