@@ -450,3 +450,54 @@ async def test_a_map_is_cut_after_the_last_file_that_fits(
                 f"{first}\n\n[Truncated at 30000 characters: showing files 1-1 of 2. "
                 "To see more, call again with offset: 1.]"
             )
+
+
+async def test_pages_of_a_search_by_name_are_slices_of_the_whole(
+    client: Client[Any], workdir: Path
+) -> None:
+    """Files of 0 to 3 definitions of a name: every page (offset, head_limit) of the
+    search is the same slice of the whole list, whichever file it starts or ends in."""
+    files = {
+        f"f{n}.py": "".join(f"class C{n}{k}:\n    def get(self): pass\n" for k in range(n % 4))
+        for n in range(7)
+    }
+    write_tree(workdir / "paged", files)
+    whole = (await symbols(client, path="paged", name="get")).split("\n")
+    assert len(whole) == sum(n % 4 for n in range(7))
+    for offset in range(len(whole) + 1):
+        for head_limit in range(1, 5):
+            page = await symbols(
+                client, path="paged", name="get", offset=offset, head_limit=head_limit
+            )
+            part = whole[offset : offset + head_limit]
+            assert page == "\n".join(part), (
+                offset,
+                head_limit,
+            )
+
+
+async def test_a_search_by_name_stops_at_30000_characters(
+    client: Client[Any], workdir: Path
+) -> None:
+    """Lines whose text is exactly 30,000 characters, then more files: the page shows
+    those lines and says that more follow (their number is not counted)."""
+    root = workdir / "capped"
+    klass = "K" * 100
+    write_tree(
+        root, {f"f{n:03}.py": f"class {klass}:\n    def get(self): pass\n" for n in range(220)}
+    )
+    one = await symbols(client, path="capped", name="get", head_limit=1)
+    # Every line is as long as the first; the last that fits gets a longer class name.
+    fitting = 30_001 // (len(one) + 1)
+    longer = 30_001 - fitting * (len(one) + 1)
+    last = f"f{fitting - 1:03}.py"
+    (root / last).write_text(f"class {klass}{'k' * longer}:\n    def get(self): pass\n")
+    page = await symbols(client, path="capped", name="get")
+    text, _, note = page.rpartition("\n\n")
+    assert len(text) == 30_000
+    assert text.count("\n") + 1 == fitting
+    assert text.endswith(f"{last}:2-2  method {klass}{'k' * longer}.get  def get(self): pass")
+    assert note == (
+        f"[Truncated at 30000 characters: showing lines 1-{fitting}; more follow. "
+        f"To see more, call again with offset: {fitting}.]"
+    )
