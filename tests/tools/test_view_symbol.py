@@ -147,7 +147,7 @@ async def test_nearest_names_are_qualified_for_a_qualified_symbol(
     """A qualified symbol is compared with qualified names, a bare one with bare names;
     at most five (difflib's closest first); a file that defines nothing says so."""
     many = "".join(f"def handle{n}(): pass\n" for n in range(7))
-    write_tree(workdir / "near", {"store.py": SESSIONS, "many.py": many, "plain.py": "x = 1\n"})
+    write_tree(workdir / "near", {"store.py": SESSIONS, "many.py": many, "plain.py": "print(1)\n"})
     assert await view_error(client, path="near/store.py", symbol="SessionStore.for_contxt") == (
         '[SYMBOL_NOT_FOUND] no definition of "SessionStore.for_contxt" in near/store.py; '
         "nearest names: SessionStore.for_context, SessionStore.__init__, SessionStore"
