@@ -501,3 +501,47 @@ async def test_a_search_by_name_stops_at_30000_characters(
         f"[Truncated at 30000 characters: showing lines 1-{fitting}; more follow. "
         f"To see more, call again with offset: {fitting}.]"
     )
+
+
+async def test_a_notebook_cell_that_is_not_code_text_is_passed_by(
+    client: Client[Any], workdir: Path
+) -> None:
+    """Cells that are not objects, not code, or whose source is not text are left out
+    (numbering goes on over them); a source list's parts that are not text are dropped;
+    a lone surrogate in JSON does not stop the cell from being read."""
+    code = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": []}
+    notebook = {
+        "cells": [
+            "not a cell",
+            {"cell_type": "raw", "metadata": {}, "source": "def raw(): pass\n"},
+            dict(code),
+            {**code, "source": 42},
+            {**code, "source": ["def listed():\n", 7, "    pass\n"]},
+            {**code, "source": 'def odd():\n    return "\ud800"\n'},
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    write_tree(workdir / "nbodd", {"odd.ipynb": json.dumps(notebook)})
+    assert await symbols(client, path="nbodd/odd.ipynb") == (
+        "nbodd/odd.ipynb (Python notebook, 6 cells)\n"
+        "function listed  cell 5:1-2  def listed():\n"
+        "function odd  cell 6:1-2  def odd():"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "header"),
+    [
+        ("def f(): pass", "(Python, 1 line)"),
+        ("def f(): pass\n", "(Python, 1 line)"),
+        ("def f(): pass\n\nx = 1", "(Python, 3 lines)"),
+        ("def f(): pass\n\nx = 1\n", "(Python, 3 lines)"),
+    ],
+)
+async def test_the_header_counts_lines_as_wc_and_a_last_unended_line(
+    client: Client[Any], workdir: Path, text: str, header: str
+) -> None:
+    write_tree(workdir / "counted", {"f.py": text})
+    assert (await symbols(client, path="counted/f.py")).split("\n")[0] == f"counted/f.py {header}"
