@@ -545,3 +545,43 @@ async def test_the_header_counts_lines_as_wc_and_a_last_unended_line(
 ) -> None:
     write_tree(workdir / "counted", {"f.py": text})
     assert (await symbols(client, path="counted/f.py")).split("\n")[0] == f"counted/f.py {header}"
+
+
+async def test_the_first_line_names_the_interpreter_as_a_shell_runs_it(
+    client: Client[Any], workdir: Path
+) -> None:
+    """The program of a #! line, or the one env runs (after env's options), with a
+    version number left off: what the kernel and env would run."""
+    lines = {
+        "plain": "#!/bin/bash",
+        "spaced": "#! /usr/bin/python3",
+        "versioned": "#!/usr/local/bin/python3.12",
+        "env": "#!/usr/bin/env ruby",
+        "env_options": "#!/usr/bin/env -S -i node",
+        "env_path": "#!/usr/bin/env /opt/bin/php",
+        "not_env": "#!/usr/bin/python3 /usr/bin/env",
+        "unknown": "#!/usr/bin/env awk",
+        "later": "\n#!/bin/bash",
+        "odd_bytes": "#!/usr/bin/pyth\udcffon",
+    }
+    root = workdir / "interpreters"
+    for name, line in lines.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(line.encode("utf-8", "surrogateescape") + b"\n")
+    found = {}
+    for name in lines:
+        answer = await symbols(client, path=f"interpreters/{name}")
+        header = f"interpreters/{name} ("
+        found[name] = answer[len(header) :].split(",")[0] if answer.startswith(header) else None
+    assert found == {
+        "plain": "Bash",
+        "spaced": "Python",
+        "versioned": "Python",
+        "env": "Ruby",
+        "env_options": "JavaScript",
+        "env_path": "PHP",
+        "not_env": "Python",
+        "unknown": None,
+        "later": None,
+        "odd_bytes": None,
+    }
