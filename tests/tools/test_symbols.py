@@ -509,7 +509,12 @@ async def test_a_notebook_cell_that_is_not_code_text_is_passed_by(
     """Cells that are not objects, not code, or whose source is not text are left out
     (numbering goes on over them); a source list's parts that are not text are dropped;
     a lone surrogate in JSON does not stop the cell from being read."""
-    code: dict[str, Any] = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": []}
+    code: dict[str, Any] = {
+        "cell_type": "code",
+        "execution_count": None,
+        "metadata": {},
+        "outputs": [],
+    }
     notebook = {
         "cells": [
             "not a cell",

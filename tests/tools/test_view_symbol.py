@@ -186,7 +186,12 @@ async def test_at_most_thirty_definitions_are_listed(client: Client[Any], workdi
 async def test_definitions_in_notebook_cells_are_listed_by_cell(
     client: Client[Any], workdir: Path
 ) -> None:
-    cell: dict[str, Any] = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": []}
+    cell: dict[str, Any] = {
+        "cell_type": "code",
+        "execution_count": None,
+        "metadata": {},
+        "outputs": [],
+    }
     notebook = {
         "cells": [
             {**cell, "source": "def run(): pass\n"},
