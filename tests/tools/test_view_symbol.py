@@ -40,6 +40,17 @@ class Other:
 """
 
 
+CACHE = """\
+class ItemCache:
+    def lookup(self, key):
+        return key
+
+
+def lookup(key):
+    return ItemCache().lookup(key)
+"""
+
+
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("view_symbol").resolve()
@@ -147,14 +158,14 @@ async def test_nearest_names_are_qualified_for_a_qualified_symbol(
     """A qualified symbol is compared with qualified names, a bare one with bare names;
     at most five (difflib's closest first); a file that defines nothing says so."""
     many = "".join(f"def handle{n}(): pass\n" for n in range(7))
-    write_tree(workdir / "near", {"store.py": SESSIONS, "many.py": many, "plain.py": "print(1)\n"})
-    assert await view_error(client, path="near/store.py", symbol="SessionStore.for_contxt") == (
-        '[SYMBOL_NOT_FOUND] no definition of "SessionStore.for_contxt" in near/store.py; '
-        "nearest names: SessionStore.for_context, SessionStore.__init__, SessionStore"
+    write_tree(workdir / "near", {"store.py": CACHE, "many.py": many, "plain.py": "print(1)\n"})
+    assert await view_error(client, path="near/store.py", symbol="ItemCache.look_up") == (
+        '[SYMBOL_NOT_FOUND] no definition of "ItemCache.look_up" in near/store.py; '
+        "nearest names: ItemCache.lookup, ItemCache"
     )
-    assert await view_error(client, path="near/store.py", symbol="Store::for_contxt") == (
-        '[SYMBOL_NOT_FOUND] no definition of "Store::for_contxt" in near/store.py; '
-        "nearest names: SessionStore.for_context, for_context"
+    assert await view_error(client, path="near/store.py", symbol="Cache::look_up") == (
+        '[SYMBOL_NOT_FOUND] no definition of "Cache::look_up" in near/store.py; '
+        "nearest names: ItemCache.lookup, lookup"
     )
     assert await view_error(client, path="near/many.py", symbol="handle") == (
         '[SYMBOL_NOT_FOUND] no definition of "handle" in near/many.py; '
