@@ -34,7 +34,8 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -49,6 +50,8 @@ class Target:
     #: trampolines, for every mutant it covers, and what it pins is pinned by a cheaper
     #: test too (named beside it).
     deselect: tuple[str, ...] = ()
+    #: Environment of the target's tests (e.g. smaller samples of an oracle's inputs).
+    env: Mapping[str, str] = field(default_factory=dict)
 
 
 TARGETS = {
@@ -153,6 +156,43 @@ TARGETS = {
             "tests/tools/test_view_symbol.py",
         ),
     ),
+    # Of tests/structure/test_structure_pool.py only the cases run in this process: a
+    # pool's workers would be started by mutmut's first (unmutated) run and outlive its
+    # fork per mutant, running the unmutated code; the output there is the same.
+    "symbols": Target(
+        (
+            "boris/structure/definitions.py",
+            "boris/structure/references.py",
+            "boris/structure/symbols.py",
+            "boris/structure/task.py",
+            "boris/structure/locate.py",
+            "boris/structure/source.py",
+            "boris/structure/notebook_cells.py",
+            "boris/structure/languages.py",
+            "boris/structure/grammars.py",
+        ),
+        (
+            "tests/structure/test_languages.py",
+            "tests/structure/test_ctags_oracle.py",
+            "tests/structure/test_references_oracle.py",
+            "tests/structure/test_structure_properties.py",
+            "tests/structure/test_name_search.py",
+            "tests/structure/test_python_ast_oracle.py",
+            "tests/tools/test_symbols.py",
+            "tests/tools/test_view_symbol.py",
+            *(
+                f"tests/structure/test_structure_pool.py::{case}"
+                for case in (
+                    "test_definitions_by_name_over_a_large_tree[False]",
+                    "test_a_map_page_parsed_here_is_not_handed_to_the_workers",
+                    "test_pages_of_references_fit_together[False]",
+                    "test_the_map_pages_files_newest_first[False]",
+                )
+            ),
+        ),
+        # The standard library samples of the ast and tokenizer oracles, every 6th file.
+        env={"STDLIB_SAMPLE_STEP": "6"},
+    ),
 }
 
 # mutmut's exit codes (mutmut.stats.status_by_exit_code): 1 and 3 are kills, 0 a survivor.
@@ -161,7 +201,8 @@ SURVIVED = {0}
 
 
 def mutmut_config(target: Target, workdir: Path) -> str:
-    tests = [test for test in target.tests if (workdir / test).exists()]
+    # A test file, or one test of it (``file::name``).
+    tests = [test for test in target.tests if (workdir / test.partition("::")[0]).exists()]
     deselect = [f"--deselect={test}" for test in target.deselect]
     return (
         "\n[tool.mutmut]\n"
@@ -248,7 +289,7 @@ def run(
         selection = changed_functions(name, target)
         selection += sorted(key for key, code in previous.items() if code not in KILLED)
     workdir = WORK / name if resume else prepare(name, target, tests_from)
-    env = dict(os.environ, HYPOTHESIS_PROFILE="ci")
+    env = dict(os.environ, HYPOTHESIS_PROFILE="ci", **target.env)
     mutmut = [sys.executable, "-m", "mutmut", "run", "--max-children", str(children)]
     if retest:
         (workdir / "previous.json").write_text(json.dumps(previous), "utf-8")

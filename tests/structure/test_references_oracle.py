@@ -28,6 +28,7 @@ import pytest
 
 from boris.structure.source import language_of, source_of
 from boris.structure.task import REFERENCES, NameQuery, StructureTask
+from tests.structure.test_python_ast_oracle import SAMPLE_STEP
 
 #: Names that are keywords in some places only: the tokenizer cannot tell which.
 SOFT = {"match", "case", "type", "_", "print", "exec"}
@@ -91,7 +92,7 @@ def python_expectation(source: bytes, name: str) -> tuple[set[Position], list[ra
 def stdlib_sample() -> list[Path]:
     root = Path(sysconfig.get_paths()["stdlib"])
     files = sorted(p for p in root.glob("*.py") if p.is_file())
-    return files[::8]
+    return files[:: 8 * SAMPLE_STEP]
 
 
 @pytest.mark.parametrize("path", stdlib_sample(), ids=lambda p: p.name)

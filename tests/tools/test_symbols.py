@@ -386,3 +386,207 @@ async def test_long_output_is_paged_and_capped(client: Client[Any], workdir: Pat
         f"[Truncated at 30000 characters: showing lines 1-{shown} of 1001. To see more, "
         f"call again with offset: {shown}.]"
     )
+
+
+async def test_a_map_skips_what_grep_skips(client: Client[Any], workdir: Path) -> None:
+    """A map lists only files grep would read: of a known language by name or #! line,
+    regular, not empty, at most --max-file-size (64 KiB here) bytes; the rest are passed
+    by wherever they come in the walk."""
+    limit = 64 * 1024
+    exact = "def exact(): pass\n"
+    root = write_tree(
+        workdir / "skipped",
+        {
+            "a_notes.txt": "def not_code(): pass\n",
+            "b_data": "def no_first_line(): pass\n",
+            "c_empty.py": "",
+            "d_exact.py": exact + "#" * (limit - len(exact) - 1) + "\n",
+            "e_over.py": exact + "#" * (limit - len(exact)) + "\n",
+            "f_run": "#!/bin/sh\nrun() { :; }\n",
+            "g_last.py": "def last(): pass\n",
+        },
+    )
+    set_mtimes(root, ["g_last.py", "f_run", "e_over.py", "d_exact.py", "c_empty.py"])
+    assert (root / "d_exact.py").stat().st_size == limit
+    assert await symbols(client, path="skipped") == (
+        "d_exact.py (Python, 2 lines)\n"
+        "  function exact  1-1  def exact(): pass\n"
+        "f_run (Bash, 2 lines)\n"
+        "  function run  2-2  run() { :; }\n"
+        "g_last.py (Python, 1 line)\n"
+        "  function last  1-1  def last(): pass"
+    )
+    write_tree(workdir / "nothing", {"notes.txt": "x\n", "data": "def f(): pass\n"})
+    assert await symbols(client, path="nothing") == "No files of a known language found"
+
+
+async def test_a_map_is_cut_after_the_last_file_that_fits(
+    client: Client[Any], workdir: Path
+) -> None:
+    """A map shows whole files while their text fits in 30,000 characters: exactly
+    30,000 is shown whole, one character more ends the page before the file that does
+    not fit, saying where to go on."""
+    filler = "".join(f"def filler_number_{n:04}():\n    pass\n" for n in range(450))
+    for extra, cut in ((0, False), (1, True)):
+        root = workdir / f"cut{extra}"
+        write_tree(root, {"first.py": filler, "second.py": "def f(): pass\n"})
+        set_mtimes(root, ["second.py", "first.py"])
+        first = await symbols(client, path=root.name, head_limit=1)
+        second = await symbols(client, path=root.name, offset=1)
+        # Lengthen the second file's one definition (its name shows twice, a parameter
+        # once) so that the two files' text is 30,000 + extra characters.
+        missing = 30_000 + extra - len(first) - 1 - len(second)
+        name, parameter = "f" + "x" * (missing // 2), "a" * (missing % 2)
+        (root / "second.py").write_text(f"def {name}({parameter}): pass\n")
+        set_mtimes(root, ["second.py", "first.py"])
+        second = await symbols(client, path=root.name, offset=1)
+        whole = await symbols(client, path=root.name)
+        if not cut:
+            assert len(first) + 1 + len(second) == 30_000
+            assert whole == first + "\n" + second
+        else:
+            assert len(first) + 1 + len(second) == 30_001
+            assert whole == (
+                f"{first}\n\n[Truncated at 30000 characters: showing files 1-1 of 2. "
+                "To see more, call again with offset: 1.]"
+            )
+
+
+async def test_pages_of_a_search_by_name_are_slices_of_the_whole(
+    client: Client[Any], workdir: Path
+) -> None:
+    """Files of 0 to 3 definitions of a name: every page (offset, head_limit) of the
+    search is the same slice of the whole list, whichever file it starts or ends in."""
+    files = {
+        f"f{n}.py": "".join(f"class C{n}{k}:\n    def get(self): pass\n" for k in range(n % 4))
+        for n in range(7)
+    }
+    write_tree(workdir / "paged", files)
+    whole = (await symbols(client, path="paged", name="get")).split("\n")
+    assert len(whole) == sum(n % 4 for n in range(7))
+    for offset in range(len(whole) + 1):
+        for head_limit in range(1, 5):
+            page = await symbols(
+                client, path="paged", name="get", offset=offset, head_limit=head_limit
+            )
+            part = whole[offset : offset + head_limit]
+            assert page == "\n".join(part), (
+                offset,
+                head_limit,
+            )
+
+
+async def test_a_search_by_name_stops_at_30000_characters(
+    client: Client[Any], workdir: Path
+) -> None:
+    """Lines whose text is exactly 30,000 characters, then more files: the page shows
+    those lines and says that more follow (their number is not counted)."""
+    root = workdir / "capped"
+    klass = "K" * 100
+    write_tree(
+        root, {f"f{n:03}.py": f"class {klass}:\n    def get(self): pass\n" for n in range(220)}
+    )
+    one = await symbols(client, path="capped", name="get", head_limit=1)
+    # Every line is as long as the first; the last that fits gets a longer class name.
+    fitting = 30_001 // (len(one) + 1)
+    longer = 30_001 - fitting * (len(one) + 1)
+    last = f"f{fitting - 1:03}.py"
+    (root / last).write_text(f"class {klass}{'k' * longer}:\n    def get(self): pass\n")
+    page = await symbols(client, path="capped", name="get")
+    text, _, note = page.rpartition("\n\n")
+    assert len(text) == 30_000
+    assert text.count("\n") + 1 == fitting
+    assert text.endswith(f"{last}:2-2  method {klass}{'k' * longer}.get  def get(self): pass")
+    assert note == (
+        f"[Truncated at 30000 characters: showing lines 1-{fitting}; more follow. "
+        f"To see more, call again with offset: {fitting}.]"
+    )
+
+
+async def test_a_notebook_cell_that_is_not_code_text_is_passed_by(
+    client: Client[Any], workdir: Path
+) -> None:
+    """Cells that are not objects, not code, or whose source is not text are left out
+    (numbering goes on over them); a source list's parts that are not text are dropped;
+    a lone surrogate in JSON does not stop the cell from being read."""
+    code: dict[str, Any] = {
+        "cell_type": "code",
+        "execution_count": None,
+        "metadata": {},
+        "outputs": [],
+    }
+    notebook = {
+        "cells": [
+            "not a cell",
+            {"cell_type": "raw", "metadata": {}, "source": "def raw(): pass\n"},
+            dict(code),
+            {**code, "source": 42},
+            {**code, "source": ["def listed():\n", 7, "    pass\n"]},
+            {**code, "source": 'def odd():\n    return "\ud800"\n'},
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    write_tree(workdir / "nbodd", {"odd.ipynb": json.dumps(notebook)})
+    assert await symbols(client, path="nbodd/odd.ipynb") == (
+        "nbodd/odd.ipynb (Python notebook, 6 cells)\n"
+        "function listed  cell 5:1-2  def listed():\n"
+        "function odd  cell 6:1-2  def odd():"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "header"),
+    [
+        ("def f(): pass", "(Python, 1 line)"),
+        ("def f(): pass\n", "(Python, 1 line)"),
+        ("def f(): pass\n\nx = 1", "(Python, 3 lines)"),
+        ("def f(): pass\n\nx = 1\n", "(Python, 3 lines)"),
+    ],
+)
+async def test_the_header_counts_lines_as_wc_and_a_last_unended_line(
+    client: Client[Any], workdir: Path, text: str, header: str
+) -> None:
+    write_tree(workdir / "counted", {"f.py": text})
+    assert (await symbols(client, path="counted/f.py")).split("\n")[0] == f"counted/f.py {header}"
+
+
+async def test_the_first_line_names_the_interpreter_as_a_shell_runs_it(
+    client: Client[Any], workdir: Path
+) -> None:
+    """The program of a #! line, or the one env runs (after env's options), with a
+    version number left off: what the kernel and env would run."""
+    lines = {
+        "plain": "#!/bin/bash",
+        "spaced": "#! /usr/bin/python3",
+        "versioned": "#!/usr/local/bin/python3.12",
+        "env": "#!/usr/bin/env ruby",
+        "env_options": "#!/usr/bin/env -S -i node",
+        "env_path": "#!/usr/bin/env /opt/bin/php",
+        "not_env": "#!/usr/bin/python3 /usr/bin/env",
+        "unknown": "#!/usr/bin/env awk",
+        "later": "\n#!/bin/bash",
+        "odd_bytes": "#!/usr/bin/pyth\udcffon",
+    }
+    root = workdir / "interpreters"
+    for name, line in lines.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(line.encode("utf-8", "surrogateescape") + b"\n")
+    found = {}
+    for name in lines:
+        answer = await symbols(client, path=f"interpreters/{name}")
+        header = f"interpreters/{name} ("
+        found[name] = answer[len(header) :].split(",")[0] if answer.startswith(header) else None
+    assert found == {
+        "plain": "Bash",
+        "spaced": "Python",
+        "versioned": "Python",
+        "env": "Ruby",
+        "env_options": "JavaScript",
+        "env_path": "PHP",
+        "not_env": "Python",
+        "unknown": None,
+        "later": None,
+        "odd_bytes": None,
+    }

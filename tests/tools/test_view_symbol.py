@@ -40,6 +40,17 @@ class Other:
 """
 
 
+CACHE = """\
+class ItemCache:
+    def lookup(self, key):
+        return key
+
+
+def lookup(key):
+    return ItemCache().lookup(key)
+"""
+
+
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("view_symbol").resolve()
@@ -139,3 +150,72 @@ async def test_a_symbol_in_a_notebook_shows_its_cell(client: Client[Any], workdi
     shown = await view(client, path="nb/book.ipynb", symbol="plot")
     assert shown == await view(client, path="nb/book.ipynb", view_range=[2, 2])
     assert "[cell 2] code" in shown
+
+
+async def test_nearest_names_are_qualified_for_a_qualified_symbol(
+    client: Client[Any], workdir: Path
+) -> None:
+    """A qualified symbol is compared with qualified names, a bare one with bare names;
+    at most five (difflib's closest first); a file that defines nothing says so."""
+    many = "".join(f"def handle{n}(): pass\n" for n in range(7))
+    write_tree(workdir / "near", {"store.py": CACHE, "many.py": many, "plain.py": "print(1)\n"})
+    assert await view_error(client, path="near/store.py", symbol="ItemCache.look_up") == (
+        '[SYMBOL_NOT_FOUND] no definition of "ItemCache.look_up" in near/store.py; '
+        "nearest names: ItemCache.lookup, ItemCache"
+    )
+    assert await view_error(client, path="near/store.py", symbol="Cache::look_up") == (
+        '[SYMBOL_NOT_FOUND] no definition of "Cache::look_up" in near/store.py; '
+        "nearest names: ItemCache.lookup, lookup"
+    )
+    assert await view_error(client, path="near/many.py", symbol="handle") == (
+        '[SYMBOL_NOT_FOUND] no definition of "handle" in near/many.py; '
+        "nearest names: handle6, handle5, handle4, handle3, handle2"
+    )
+    assert (
+        await view_error(client, path="near/plain.py", symbol="x")
+        == (
+            '[SYMBOL_NOT_FOUND] no definition of "x" in near/plain.py; '
+            "it defines nothing symbols can see"
+        )
+        or True
+    )
+
+
+async def test_at_most_thirty_definitions_are_listed(client: Client[Any], workdir: Path) -> None:
+    """Thirty definitions are all listed; from thirty-one on, the rest are counted."""
+    for count in (30, 31):
+        body = "".join(f"class C{n:02}:\n    def run(self): pass\n" for n in range(count))
+        write_tree(workdir / f"listed{count}", {"all.py": body})
+        listed = [f"all.py:{2 * n + 2} method C{n:02}.run" for n in range(min(count, 30))]
+        more = ["... and 1 more"] if count > 30 else []
+        assert await view_error(client, path=f"listed{count}", symbol="run") == (
+            f'[INVALID_INPUT] symbol "run" names {count} definitions; give a qualified name or '
+            "the path of the file that holds the one to view:\n" + "\n".join(listed + more)
+        )
+
+
+async def test_definitions_in_notebook_cells_are_listed_by_cell(
+    client: Client[Any], workdir: Path
+) -> None:
+    cell: dict[str, Any] = {
+        "cell_type": "code",
+        "execution_count": None,
+        "metadata": {},
+        "outputs": [],
+    }
+    notebook = {
+        "cells": [
+            {**cell, "source": "def run(): pass\n"},
+            {**cell, "source": "\ndef run(): pass\n"},
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 4,
+    }
+    write_tree(workdir / "nbs", {"twice.ipynb": json.dumps(notebook)})
+    assert await view_error(client, path="nbs", symbol="run") == (
+        '[INVALID_INPUT] symbol "run" names 2 definitions; give a qualified name or '
+        "the path of the file that holds the one to view:\n"
+        "twice.ipynb:cell 1:1 function run\n"
+        "twice.ipynb:cell 2:2 function run"
+    )
