@@ -67,11 +67,17 @@ def test_invalid_gitignore_lines_are_skipped(tmp_path: Path) -> None:
     # Lines pathspec (or git) cannot read are dropped; the valid rules still apply.
     write_tree(
         tmp_path,
-        {".gitignore": "\\\n!\n[z-a]\n[[:alpha:]]\n*.log\n", "a.log": "", "b.txt": ""},
+        {
+            # RE2 refuses "[z-a]": the rules on either side of it still apply.
+            ".gitignore": "*.tmp\n\\\n!\n[z-a]\n[[:alpha:]]\n*.log\n",
+            "a.log": "",
+            "a.tmp": "",
+            "b.txt": "",
+        },
     )
     assert entries(tmp_path) == [".gitignore", "b.txt"]
     (tmp_path / ".gitignore").write_bytes(b"\xff\xfe*.txt\n")  # not UTF-8
-    assert entries(tmp_path) == [".gitignore", "a.log", "b.txt"]
+    assert entries(tmp_path) == [".gitignore", "a.log", "a.tmp", "b.txt"]
 
 
 def test_every_rule_of_a_long_gitignore_applies(tmp_path: Path) -> None:
@@ -265,3 +271,55 @@ def test_gitignore_rules_match_the_names_bytes(tmp_path: Path) -> None:
     )
     (tmp_path / os.fsdecode(b"old\xe9.log")).write_text("")  # one byte: ignored
     assert entries(tmp_path) == [".gitignore", "cafe.md", "n\U0001f600.txt"]
+
+
+def test_a_nested_repositorys_exclude_is_relative_to_it(tmp_path: Path) -> None:
+    """A nested repository's info/exclude, met on the way down, is read relative to
+    that repository, as git check-ignore inside it and ripgrep from above read it."""
+    write_tree(
+        tmp_path,
+        {
+            "inner/.git/info/exclude": "/a.txt\n",
+            "inner/a.txt": "",
+            "inner/d/a.txt": "",
+        },
+    )
+    assert entries(tmp_path) == ["inner/", "inner/d/", "inner/d/a.txt"]
+
+
+def test_ignore_files_after_one_not_read_still_apply(tmp_path: Path) -> None:
+    """A .gitignore that is a directory, or a link out of scope, is skipped: the
+    .ignore and .rgignore beside it are still read, in the tree and above the root."""
+    write_tree(
+        tmp_path,
+        {
+            "outside/rules": "*.txt\n",
+            "allowed/.git/HEAD": "",
+            "allowed/.ignore": "*.log\n",
+            "allowed/linked/.ignore": "*.tmp\n",
+            "allowed/linked/sub/a.log": "",
+            "allowed/linked/sub/a.tmp": "",
+            "allowed/linked/sub/a.txt": "",
+            "allowed/dir/.gitignore/x": "",
+            "allowed/dir/.rgignore": "*.tmp\n",
+            "allowed/dir/a.tmp": "",
+            "allowed/dir/a.txt": "",
+        },
+    )
+    allowed = tmp_path / "allowed"
+    (allowed / ".gitignore").symlink_to(tmp_path / "outside" / "rules")
+    (allowed / "linked" / ".gitignore").symlink_to(tmp_path / "outside" / "rules")
+    scope = PathScope([str(allowed)], [])
+    assert entries(allowed / "linked" / "sub", scope) == ["a.txt"]
+    assert entries(allowed, scope) == [  # the links out of scope are not listed either
+        ".ignore",
+        "dir/",
+        "dir/.gitignore/",
+        "dir/.gitignore/x",
+        "dir/.rgignore",
+        "dir/a.txt",
+        "linked/",
+        "linked/.ignore",
+        "linked/sub/",
+        "linked/sub/a.txt",
+    ]
