@@ -323,3 +323,39 @@ def test_ignore_files_after_one_not_read_still_apply(tmp_path: Path) -> None:
         "linked/sub/",
         "linked/sub/a.txt",
     ]
+
+
+def test_a_worktrees_git_file_is_read_by_its_first_line(tmp_path: Path) -> None:
+    """A linked worktree's .git file leads to the repository's info/exclude by its
+    first line, whether or not a newline ends it and whatever lines follow (as
+    ripgrep reads it), from the worktree itself or from above it."""
+    write_tree(
+        tmp_path,
+        {
+            "repo/.git/info/exclude": "*.log\n",
+            "repo/.git/worktrees/wt/commondir": "../..\n",
+            "wt/a.log": "",
+            "wt/a.txt": "",
+        },
+    )
+    git_dir = f"gitdir: {tmp_path / 'repo' / '.git' / 'worktrees' / 'wt'}"
+    for text in (git_dir, git_dir + "\nanother line\n"):
+        (tmp_path / "wt" / ".git").write_text(text)
+        assert entries(tmp_path / "wt") == ["a.txt"]
+        assert entries(tmp_path) == ["repo/", "wt/", "wt/a.txt"]
+
+
+def test_a_git_fifo_above_the_root_is_not_read(tmp_path: Path) -> None:
+    # A .git that is neither a directory nor a file brings no exclude file; no walk
+    # waits on it or fails.
+    write_tree(tmp_path, {"repo/sub/a.txt": ""})
+    os.mkfifo(tmp_path / "repo" / ".git")
+    assert "a.txt" in entries(tmp_path / "repo" / "sub")
+
+
+def test_a_git_symlink_loop_is_no_repository(tmp_path: Path) -> None:
+    """A .git that is a symlink to itself cannot be followed: its directory is no
+    repository of its own, and the outer rules reach into it, as with ripgrep."""
+    write_tree(tmp_path, {".git/HEAD": "", ".gitignore": "*.log\n", "sub/a.log": "", "sub/a.txt": ""})
+    (tmp_path / "sub" / ".git").symlink_to(".git")
+    assert entries(tmp_path) == [".gitignore", "sub/", "sub/a.txt"]
