@@ -10,7 +10,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from boris.files.scope import PathScope
+from boris.search.ignores import compile_ignore_lines
 from tests.support.trees import walk_entries as entries
 from tests.support.trees import write_tree
 
@@ -273,18 +276,29 @@ def test_gitignore_rules_match_the_names_bytes(tmp_path: Path) -> None:
     assert entries(tmp_path) == [".gitignore", "cafe.md", "n\U0001f600.txt"]
 
 
-def test_a_nested_repositorys_exclude_is_relative_to_it(tmp_path: Path) -> None:
-    """A nested repository's info/exclude, met on the way down, is read relative to
-    that repository, as git check-ignore inside it and ripgrep from above read it."""
+def test_anchored_rules_below_the_root_are_relative_to_their_directory(tmp_path: Path) -> None:
+    """A nested repository's info/exclude and a subdirectory's .gitignore, met on the
+    way down, are read relative to their own directory, as git check-ignore inside it
+    and ripgrep from above read them."""
     write_tree(
         tmp_path,
         {
             "inner/.git/info/exclude": "/a.txt\n",
             "inner/a.txt": "",
             "inner/d/a.txt": "",
+            "inner/d/.gitignore": "/b.txt\n",
+            "inner/d/b.txt": "",
+            "inner/d/e/b.txt": "",
         },
     )
-    assert entries(tmp_path) == ["inner/", "inner/d/", "inner/d/a.txt"]
+    assert entries(tmp_path) == [
+        "inner/",
+        "inner/d/",
+        "inner/d/.gitignore",
+        "inner/d/a.txt",
+        "inner/d/e/",
+        "inner/d/e/b.txt",
+    ]
 
 
 def test_ignore_files_after_one_not_read_still_apply(tmp_path: Path) -> None:
@@ -356,6 +370,16 @@ def test_a_git_fifo_above_the_root_is_not_read(tmp_path: Path) -> None:
 def test_a_git_symlink_loop_is_no_repository(tmp_path: Path) -> None:
     """A .git that is a symlink to itself cannot be followed: its directory is no
     repository of its own, and the outer rules reach into it, as with ripgrep."""
-    write_tree(tmp_path, {".git/HEAD": "", ".gitignore": "*.log\n", "sub/a.log": "", "sub/a.txt": ""})
+    write_tree(
+        tmp_path, {".git/HEAD": "", ".gitignore": "*.log\n", "sub/a.log": "", "sub/a.txt": ""}
+    )
     (tmp_path / "sub" / ".git").symlink_to(".git")
     assert entries(tmp_path) == [".gitignore", "sub/", "sub/a.txt"]
+
+
+def test_a_line_re2_refuses_writes_nothing_to_stderr(capfd: pytest.CaptureFixture[str]) -> None:
+    # stderr is the server's log: a bad line in some .gitignore is not an event in it.
+    rules = compile_ignore_lines(["[z-a]", "*.log"])
+    assert rules is not None
+    assert rules.verdict(b"a.log") is True
+    assert capfd.readouterr().err == ""
