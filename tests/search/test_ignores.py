@@ -10,7 +10,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from boris.files.scope import PathScope
+from boris.search.ignores import compile_ignore_lines
 from tests.support.trees import walk_entries as entries
 from tests.support.trees import write_tree
 
@@ -67,11 +70,17 @@ def test_invalid_gitignore_lines_are_skipped(tmp_path: Path) -> None:
     # Lines pathspec (or git) cannot read are dropped; the valid rules still apply.
     write_tree(
         tmp_path,
-        {".gitignore": "\\\n!\n[z-a]\n[[:alpha:]]\n*.log\n", "a.log": "", "b.txt": ""},
+        {
+            # RE2 refuses "[z-a]": the rules on either side of it still apply.
+            ".gitignore": "*.tmp\n\\\n!\n[z-a]\n[[:alpha:]]\n*.log\n",
+            "a.log": "",
+            "a.tmp": "",
+            "b.txt": "",
+        },
     )
     assert entries(tmp_path) == [".gitignore", "b.txt"]
     (tmp_path / ".gitignore").write_bytes(b"\xff\xfe*.txt\n")  # not UTF-8
-    assert entries(tmp_path) == [".gitignore", "a.log", "b.txt"]
+    assert entries(tmp_path) == [".gitignore", "a.log", "a.tmp", "b.txt"]
 
 
 def test_every_rule_of_a_long_gitignore_applies(tmp_path: Path) -> None:
@@ -265,3 +274,112 @@ def test_gitignore_rules_match_the_names_bytes(tmp_path: Path) -> None:
     )
     (tmp_path / os.fsdecode(b"old\xe9.log")).write_text("")  # one byte: ignored
     assert entries(tmp_path) == [".gitignore", "cafe.md", "n\U0001f600.txt"]
+
+
+def test_anchored_rules_below_the_root_are_relative_to_their_directory(tmp_path: Path) -> None:
+    """A nested repository's info/exclude and a subdirectory's .gitignore, met on the
+    way down, are read relative to their own directory, as git check-ignore inside it
+    and ripgrep from above read them."""
+    write_tree(
+        tmp_path,
+        {
+            "inner/.git/info/exclude": "/a.txt\n",
+            "inner/a.txt": "",
+            "inner/d/a.txt": "",
+            "inner/d/.gitignore": "/b.txt\n",
+            "inner/d/b.txt": "",
+            "inner/d/e/b.txt": "",
+        },
+    )
+    assert entries(tmp_path) == [
+        "inner/",
+        "inner/d/",
+        "inner/d/.gitignore",
+        "inner/d/a.txt",
+        "inner/d/e/",
+        "inner/d/e/b.txt",
+    ]
+
+
+def test_ignore_files_after_one_not_read_still_apply(tmp_path: Path) -> None:
+    """A .gitignore that is a directory, or a link out of scope, is skipped: the
+    .ignore and .rgignore beside it are still read, in the tree and above the root."""
+    write_tree(
+        tmp_path,
+        {
+            "outside/rules": "*.txt\n",
+            "allowed/.git/HEAD": "",
+            "allowed/.ignore": "*.log\n",
+            "allowed/linked/.ignore": "*.tmp\n",
+            "allowed/linked/sub/a.log": "",
+            "allowed/linked/sub/a.tmp": "",
+            "allowed/linked/sub/a.txt": "",
+            "allowed/dir/.gitignore/x": "",
+            "allowed/dir/.rgignore": "*.tmp\n",
+            "allowed/dir/a.tmp": "",
+            "allowed/dir/a.txt": "",
+        },
+    )
+    allowed = tmp_path / "allowed"
+    (allowed / ".gitignore").symlink_to(tmp_path / "outside" / "rules")
+    (allowed / "linked" / ".gitignore").symlink_to(tmp_path / "outside" / "rules")
+    scope = PathScope([str(allowed)], [])
+    assert entries(allowed / "linked" / "sub", scope) == ["a.txt"]
+    assert entries(allowed, scope) == [  # the links out of scope are not listed either
+        ".ignore",
+        "dir/",
+        "dir/.gitignore/",
+        "dir/.gitignore/x",
+        "dir/.rgignore",
+        "dir/a.txt",
+        "linked/",
+        "linked/.ignore",
+        "linked/sub/",
+        "linked/sub/a.txt",
+    ]
+
+
+def test_a_worktrees_git_file_is_read_by_its_first_line(tmp_path: Path) -> None:
+    """A linked worktree's .git file leads to the repository's info/exclude by its
+    first line, whether or not a newline ends it and whatever lines follow (as
+    ripgrep reads it), from the worktree itself or from above it."""
+    write_tree(
+        tmp_path,
+        {
+            "repo/.git/info/exclude": "*.log\n",
+            "repo/.git/worktrees/wt/commondir": "../..\n",
+            "wt/a.log": "",
+            "wt/a.txt": "",
+        },
+    )
+    git_dir = f"gitdir: {tmp_path / 'repo' / '.git' / 'worktrees' / 'wt'}"
+    for text in (git_dir, git_dir + "\nanother line\n"):
+        (tmp_path / "wt" / ".git").write_text(text)
+        assert entries(tmp_path / "wt") == ["a.txt"]
+        assert entries(tmp_path) == ["repo/", "wt/", "wt/a.txt"]
+
+
+def test_a_git_fifo_above_the_root_is_not_read(tmp_path: Path) -> None:
+    # A .git that is neither a directory nor a file brings no exclude file; no walk
+    # waits on it or fails.
+    write_tree(tmp_path, {"repo/sub/a.txt": ""})
+    os.mkfifo(tmp_path / "repo" / ".git")
+    assert "a.txt" in entries(tmp_path / "repo" / "sub")
+
+
+def test_a_git_symlink_loop_is_no_repository(tmp_path: Path) -> None:
+    """A .git that is a symlink to itself cannot be followed: its directory is no
+    repository of its own, and the outer rules reach into it, as with ripgrep."""
+    write_tree(
+        tmp_path, {".git/HEAD": "", ".gitignore": "*.log\n", "sub/a.log": "", "sub/a.txt": ""}
+    )
+    (tmp_path / "sub" / ".git").symlink_to(".git")
+    assert entries(tmp_path) == [".gitignore", "sub/", "sub/a.txt"]
+
+
+def test_a_line_re2_refuses_writes_nothing_to_stderr(capfd: pytest.CaptureFixture[str]) -> None:
+    # stderr is the server's log: a bad line in some .gitignore is not an event in it.
+    rules = compile_ignore_lines(["[z-a]", "*.log"])
+    assert rules is not None
+    assert rules.verdict(b"a.log") is True
+    assert capfd.readouterr().err == ""
