@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 
 from boris.files.sniff import UTF8_BOM, UTF16_BE_BOM, UTF16_LE_BOM
 
@@ -26,17 +27,23 @@ _FIRST_READ = 1 << 12
 OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
 
 
-def read_text_file(path: str, max_size: int) -> bytes | None:
+def read_text_file(
+    path: str, max_size: int, wanted: Callable[[bytes], bool] | None = None
+) -> bytes | None:
     """The text of a regular file of at most ``max_size`` bytes, as the bytes grep
     searches (see :func:`as_text`); None for a file grep skips (binary, too large,
-    empty, not a regular file, unreadable)."""
+    empty, not a regular file, unreadable), or whose text ``wanted`` turns down. As in
+    grep, ``wanted`` looks first: most files are turned down, and spared the look for a
+    NUL and at the descriptor's type."""
     try:
         fd = os.open(path, OPEN_FLAGS)
     except OSError:
         return None
     try:
         data = read_text(fd, max_size)
-        if data is None or is_binary(data) or not _is_regular(fd):
+        if data is None or (wanted is not None and not wanted(data)):
+            return None
+        if is_binary(data) or not _is_regular(fd):
             return None
         return data
     except OSError:

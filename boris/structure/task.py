@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import functools
 import os
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from boris.search.file_search import compiled
-from boris.search.file_text import OPEN_FLAGS, is_binary, read_text
+from boris.search.file_text import read_text_file
 from boris.stop import Stop, check
 from boris.structure.definitions import Definition, definitions
 from boris.structure.grammars import parse
@@ -122,27 +121,14 @@ class StructureTask:
         is told binary, or not a regular file, only once it holds the name (where a
         definition may name it, for a search for definitions): most files do not, and
         are spared the look."""
-        try:
-            fd = os.open(path, OPEN_FLAGS)
-        except OSError:
-            return None
-        try:
-            data = read_text(fd, self.max_size)
-            if data is None:
-                return None
-            if self.prefilter is not None:
-                matcher = compiled(self.prefilter, False, False)
-                if not matcher.matches(matcher.prepare(data)):
-                    return None
-                if not self._may_define(data, name, language):
-                    return None
-            if is_binary(data) or not stat.S_ISREG(os.fstat(fd).st_mode):
-                return None
-            return data
-        except OSError:
-            return None
-        finally:
-            os.close(fd)
+        if self.prefilter is None:
+            return read_text_file(path, self.max_size)
+        matcher = compiled(self.prefilter, False, False)
+
+        def wanted(data: bytes) -> bool:
+            return matcher.matches(matcher.prepare(data)) and self._may_define(data, name, language)
+
+        return read_text_file(path, self.max_size, wanted)
 
     def _may_define(self, data: bytes, name: str, language: Language) -> bool:
         """Whether a file that holds the name may define it: for a search for
