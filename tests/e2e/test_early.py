@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from boris.early.generate import initialize, notification, request
-from tests.support import BORIS, DEFAULT_TOOLS, raw_stdio, server_env
+from tests.support import BORIS, DEFAULT_TOOLS, RawStdio, raw_stdio, server_env
 from tests.support.early import asked_twice
 
 #: Each protocol, and settings that change the answers (tests/early/test_wire.py compares
@@ -26,6 +26,17 @@ CASES = [
         "2026-07-28",
     ),
 ]
+
+
+def replies_to(server: RawStdio, lines: list[bytes], count: int) -> dict[int, Any]:
+    """The replies, by id, to ``lines`` sent at once, ``count`` requests among them."""
+    server.stdin.write(b"".join(line + b"\n" for line in lines))
+    server.stdin.flush()
+    replies: dict[int, Any] = {}
+    while len(replies) < count:
+        message = server.receive()
+        replies[message["id"]] = message
+    return replies
 
 
 @pytest.mark.parametrize(("flags", "era", "version"), CASES, ids=str)
@@ -58,12 +69,7 @@ def test_a_call_among_the_first_messages_waits_for_the_app_and_all_are_answered(
         request(3, "tools/list"),
     ]
     with raw_stdio(workdir=tmp_path) as server:
-        server.stdin.write(b"".join(line + b"\n" for line in lines))
-        server.stdin.flush()
-        replies: dict[int, Any] = {}
-        while len(replies) < 3:
-            message = server.receive()
-            replies[message["id"]] = message
+        replies = replies_to(server, lines, 3)
         server.stdin.close()
         assert server.proc.wait(timeout=30) == 0
     assert replies[2]["result"]["content"][0]["text"] == "exit_code: 0\n\nstdout:\nhi\n"
@@ -104,12 +110,7 @@ def test_a_token_file_is_read_as_before_and_reaches_no_command(tmp_path: Path) -
     ]
     env = {"BORIS_TOKEN_FILE": str(secret)}
     with raw_stdio("--log-level", "debug", workdir=tmp_path, env=env) as server:
-        server.stdin.write(b"".join(line + b"\n" for line in lines))
-        server.stdin.flush()
-        replies: dict[int, Any] = {}
-        while len(replies) < 3:
-            message = server.receive()
-            replies[message["id"]] = message
+        replies = replies_to(server, lines, 3)
         server.stdin.close()
         assert server.proc.wait(timeout=30) == 0
         log = server.stderr()
