@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from boris.early import answers as answers_module
 from boris.early.answers import Answers
 from boris.early.schema import conforms
+from boris.text import has_lone_surrogate
 from boris.transport.lines import TooLong
 
 if TYPE_CHECKING:
@@ -244,7 +245,7 @@ def _message(line: bytes | TooLong) -> dict[str, Any]:
         if type(request_id) is int:
             if abs(request_id) >= _LARGEST_ID:
                 raise _Refused
-        elif not isinstance(request_id, str) or not _encodable(request_id):
+        elif not isinstance(request_id, str) or has_lone_surrogate(request_id):
             raise _Refused
     return value
 
@@ -266,14 +267,6 @@ def _depth(value: Any) -> int:
     if isinstance(value, list):
         return 1 + max(map(_depth, value), default=0)
     return 0
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _envelope_of(params: Any, version_key: str) -> dict[str, Any] | None:
