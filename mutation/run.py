@@ -52,6 +52,20 @@ class Target:
     deselect: tuple[str, ...] = ()
     #: Environment of the target's tests (e.g. smaller samples of an oracle's inputs).
     env: Mapping[str, str] = field(default_factory=dict)
+    #: False: every search runs in the test's process, none in the search workers. The
+    #: workers are started once, by mutmut's first (unmutated) run, and outlive its fork
+    #: per mutant: the work sent to them would run unmutated code.
+    workers: bool = True
+
+
+#: The pytest plugin that keeps searches out of the workers (``Target.workers``),
+#: written into a target's copy of the tests only.
+IN_PROCESS_PLUGIN = (
+    '"""Written by mutation/run.py: no search workers, so mutants run where tests see them."""\n'
+    "import boris.search.pool\n\n\n"
+    "def pytest_configure(config):\n"
+    "    boris.search.pool.worker_count = lambda: 0\n"
+)
 
 
 TARGETS = {
@@ -156,9 +170,8 @@ TARGETS = {
             "tests/tools/test_view_symbol.py",
         ),
     ),
-    # Of tests/structure/test_structure_pool.py only the cases run in this process: a
-    # pool's workers would be started by mutmut's first (unmutated) run and outlive its
-    # fork per mutant, running the unmutated code; the output there is the same.
+    # Of tests/structure/test_structure_pool.py only the cases run in this process (see
+    # Target.workers); the output in the workers is the same.
     "symbols": Target(
         (
             "boris/structure/definitions.py",
@@ -192,6 +205,7 @@ TARGETS = {
         ),
         # The standard library samples of the ast and tokenizer oracles, every 6th file.
         env={"STDLIB_SAMPLE_STEP": "6"},
+        workers=False,
     ),
 }
 
@@ -204,13 +218,15 @@ def mutmut_config(target: Target, workdir: Path) -> str:
     # A test file, or one test of it (``file::name``).
     tests = [test for test in target.tests if (workdir / test.partition("::")[0]).exists()]
     deselect = [f"--deselect={test}" for test in target.deselect]
+    plugins = [] if target.workers else ["-p", "tests.mutation_in_process"]
+    pytest_args = ["-n", "0", "-p", "no:randomly", *plugins, *deselect]
     return (
         "\n[tool.mutmut]\n"
         'source_paths = ["boris"]\n'
         f"only_mutate = {json.dumps(list(target.modules))}\n"
         f"pytest_add_cli_args_test_selection = {json.dumps(tests)}\n"
         # In this process, in file order: mutmut forks one child per mutant.
-        f"pytest_add_cli_args = {json.dumps(['-n', '0', '-p', 'no:randomly', *deselect])}\n"
+        f"pytest_add_cli_args = {json.dumps(pytest_args)}\n"
         # A mutant is stopped after (its tests' time + constant) x multiplier seconds of
         # wall time (twice that of CPU). mutmut's defaults (1 and 15) let a mutant that
         # loops forever burn minutes of a shared machine; a mutant that only slows its
@@ -240,6 +256,8 @@ def prepare(name: str, target: Target, tests_from: str | None = None) -> Path:
             ["git", "archive", tests_from, "tests"], cwd=REPO, capture_output=True, check=True
         ).stdout
         subprocess.run(["tar", "-x", "-C", str(workdir)], input=archive, check=True)
+    if not target.workers:
+        (workdir / "tests" / "mutation_in_process.py").write_text(IN_PROCESS_PLUGIN, "utf-8")
     pyproject = (REPO / "pyproject.toml").read_text("utf-8")
     config = mutmut_config(target, workdir)
     (workdir / "pyproject.toml").write_text(pyproject + config, "utf-8")
