@@ -682,6 +682,13 @@ async def test_files_that_exist_or_do_not(client: Client[Any], case: Path) -> No
     )
 
 
+async def test_a_name_the_system_refuses_to_look_up(client: Client[Any], case: Path) -> None:
+    long = case / ("n" * 300)  # over NAME_MAX: stat fails with ENAMETOOLONG
+    assert await refused(client, case, patch(f"*** Add File: {long}", "+x")) == (
+        f"[IO_ERROR] could not stat {long}: File name too long"
+    )
+
+
 async def test_a_file_named_twice(client: Client[Any], case: Path) -> None:
     path = await viewed(client, case / "f.txt", "a\n")
     twice = patch(

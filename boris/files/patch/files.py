@@ -213,7 +213,7 @@ def _check(
     plan = _Plan(change, place, target)
     if change.action == "add":
         plan.new = change.content.encode()
-        _check_new(access, change.path, place, plan.new, "Add File")
+        _check_new(change.path, place, "Add File")
         budget.take(len(plan.new))
         return plan
     if change.action == "delete":
@@ -227,7 +227,7 @@ def _check(
     budget.take(len(plan.new))
     if target is not None:
         assert change.move_to is not None
-        _check_new(access, change.move_to, target, plan.new, "Move to")
+        _check_new(change.move_to, target, "Move to")
         plan.renamed = plan.new == plan.old and _same_device(place, target)
     _require_writable(place, file=target is None)
     return plan
@@ -252,7 +252,7 @@ def _existing(access: FileAccess, place: Place) -> os.stat_result:
     return info
 
 
-def _check_new(access: FileAccess, given: str, place: Place, data: bytes, what: str) -> None:
+def _check_new(given: str, place: Place, what: str) -> None:
     """A file to create at ``place`` (an added file, a moved file's new name)."""
     if names_directory(given):
         raise BorisError(
@@ -282,7 +282,8 @@ def _check_new(access: FileAccess, given: str, place: Place, data: bytes, what: 
             Code.INVALID_INPUT,
             f"{blocking} exists and is not a directory; {place.path} cannot be made",
         )
-    access.check_size(len(data), f"the new file {place.path} would be")
+    # No size check: an added file is smaller than the patch, checked already, and a
+    # moved file's new content was checked as its update.
     _require_writable(place, file=False)
 
 
