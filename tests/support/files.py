@@ -189,7 +189,7 @@ def immutable_files(directory: Path) -> Iterator[None]:
         yield
     finally:
         for path in directory.rglob("*"):
-            if path.is_file() and not path.is_symlink():
+            if not path.is_symlink():
                 set_immutable(path, False)
 
 

@@ -299,12 +299,10 @@ def _require_writable(place: Place, *, file: bool) -> None:
     """``IO_ERROR`` now, before anything is written, if a write at ``place`` would be
     refused: its directory (a temporary copy, a backup or a rename is made there) and,
     with ``file``, the file itself must be writable."""
-    try:
-        writable = os.access(".", os.W_OK | os.X_OK, dir_fd=place.directory) and (
-            not file or os.access(place.name, os.W_OK, dir_fd=place.directory)
-        )
-    except OSError:
-        writable = True  # cannot tell here: the write itself will say
+    # os.access answers False where it cannot tell; it never raises.
+    writable = os.access(".", os.W_OK | os.X_OK, dir_fd=place.directory) and (
+        not file or os.access(place.name, os.W_OK, dir_fd=place.directory)
+    )
     if not writable:
         raise BorisError(
             Code.IO_ERROR, f"could not write {place.path}: Permission denied; nothing was changed"

@@ -184,7 +184,7 @@ class _Output:
     def add(self, text: bytes) -> None:
         """Add lines: their texts, each followed by ``\\n``."""
         eol = self._file.eol
-        self._parts.append(text if eol == b"\n" else text.replace(b"\n", eol))
+        self._parts.append(text.replace(b"\n", eol))
         self._last_ending = len(eol)
 
     def apply(self, body: str) -> None:

@@ -313,8 +313,6 @@ class LineFile:
                 break
             found.append(place)
             offset = self.line_end(place)
-            if place >= len(self.data):
-                break
         return found
 
     def _find_bytes(self, lines: Lines, offset: int, before: int) -> int:

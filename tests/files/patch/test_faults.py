@@ -404,3 +404,106 @@ async def test_a_file_changed_before_it_is_removed_is_kept(tiny_tmpfs: Path) -> 
     assert small.read_bytes() == b"updated\n"
     assert sorted(os.listdir(tiny_tmpfs)) == ["small.txt", "sub"]
     assert os.listdir(sub) == ["gone.txt"]
+
+
+async def test_no_room_for_an_added_file_changes_nothing(tiny_tmpfs: Path) -> None:
+    (tiny_tmpfs / "small.txt").write_bytes(b"updated\n")
+    text = "\n".join(["*** Begin Patch", "*** Add File: new/big.txt", *["+" + "x" * 99] * 700])
+    text += "\n" + "\n".join(HELD)
+    async with app_client(workdir=tiny_tmpfs) as client:
+        ok_text(await call(client, "view", path="small.txt"))
+        result = await call(client, "apply_patch", patch=text)
+    assert error_text(result) == (
+        f"[IO_ERROR] could not write {tiny_tmpfs / 'new/big.txt'}: No space left on device; "
+        "nothing was changed"
+    )
+    assert sorted(os.listdir(tiny_tmpfs)) == ["small.txt"]  # no new/, no copies left
+    assert (tiny_tmpfs / "small.txt").read_bytes() == b"updated\n"
+
+
+async def test_a_directory_a_move_cannot_make_changes_nothing(tiny_tmpfs: Path) -> None:
+    """The directories a moved file needs are made while the patch is made ready: one
+    that cannot be made (its parent was made immutable meanwhile) changes nothing."""
+    sub = tiny_tmpfs / "sub"
+    sub.mkdir()
+    files = {"small.txt": b"updated\n", "still.txt": b"still\n"}
+    for name, content in files.items():
+        (tiny_tmpfs / name).write_bytes(content)
+    directory = os.open(sub, os.O_RDONLY | os.O_DIRECTORY)
+
+    def hold_the_directory(name: str) -> None:
+        if name.startswith(".small.txt."):  # small.txt's copy: before the move is made ready
+            set_immutable(".", True, dir_fd=directory)
+
+    text = "\n".join(
+        [
+            "*** Begin Patch",
+            *HELD[:-1],
+            "*** Update File: still.txt",
+            "*** Move to: sub/deep/still.txt",
+        ]
+    )
+    text += "\n*** End Patch"
+    try:
+        with immutable_files(tiny_tmpfs):
+            async with app_client(workdir=tiny_tmpfs) as client:
+                for name in files:
+                    ok_text(await call(client, "view", path=name))
+                try:
+                    with on_open(tiny_tmpfs, hold_the_directory):
+                        result = await call(client, "apply_patch", patch=text)
+                except Unavailable as exc:
+                    pytest.skip(str(exc))
+                finally:
+                    set_immutable(".", False, dir_fd=directory)
+    finally:
+        os.close(directory)
+    assert error_text(result) == (
+        f"[IO_ERROR] could not write {sub / 'deep/still.txt'}: Operation not permitted; "
+        "nothing was changed"
+    )
+    assert sorted(os.listdir(tiny_tmpfs)) == sorted([*files, "sub"])  # no copies left
+    assert os.listdir(sub) == []
+    for name, content in files.items():
+        assert (tiny_tmpfs / name).read_bytes() == content
+
+
+@pytest.mark.parametrize(
+    ("held", "lines", "refused"),
+    [
+        # The file itself: it is written (or replaced) in place.
+        ("small.txt", HELD[:-1], "small.txt"),
+        # Its directory: a file is removed from it, or made in it.
+        ("sub", ["*** Delete File: sub/gone.txt"], "sub/gone.txt"),
+        ("sub", ["*** Add File: sub/new.txt", "+new"], "sub/new.txt"),
+    ],
+    ids=["file", "delete", "add"],
+)
+async def test_a_file_or_directory_that_cannot_be_written_is_refused_first(
+    tiny_tmpfs: Path, held: str, lines: list[str], refused: str
+) -> None:
+    """Before anything is written, a file the patch writes, or the directory a file is
+    removed from or made in, must be writable (here: immutable, which root cannot
+    write either)."""
+    sub = tiny_tmpfs / "sub"
+    sub.mkdir()
+    files = {"small.txt": b"updated\n", "sub/gone.txt": b"deleted\n"}
+    for name, content in files.items():
+        (tiny_tmpfs / name).write_bytes(content)
+    text = "\n".join(["*** Begin Patch", *lines, "*** End Patch"])
+    with immutable_files(tiny_tmpfs):
+        async with app_client(workdir=tiny_tmpfs) as client:
+            for name in files:
+                ok_text(await call(client, "view", path=name))
+            set_immutable(tiny_tmpfs / held, True)
+            try:
+                result = await call(client, "apply_patch", patch=text)
+            finally:
+                set_immutable(tiny_tmpfs / held, False)
+    assert error_text(result) == (
+        f"[IO_ERROR] could not write {tiny_tmpfs / refused}: Permission denied; nothing was changed"
+    )
+    assert sorted(os.listdir(tiny_tmpfs)) == ["small.txt", "sub"]
+    assert os.listdir(sub) == ["gone.txt"]
+    for name, content in files.items():
+        assert (tiny_tmpfs / name).read_bytes() == content

@@ -8,6 +8,7 @@ The line index turns offsets and line numbers into each other as counting does."
 
 from __future__ import annotations
 
+import functools
 from bisect import bisect_left
 
 from hypothesis import event, given
@@ -51,6 +52,7 @@ VOCABULARY = [b"alpha", b"beta  ", b"  gamma", b"", b"XX", b"XX", b"x\ty", b"alp
 TAIL = b"tail \t"
 
 
+@functools.cache
 def large_file() -> tuple[bytes, list[bytes], list[int]]:
     """A file of several chunks (CHUNK bytes) with a BOM, LF and CRLF endings mixed, a
     line longer than a chunk and a last line without a newline: its bytes, and the
@@ -112,6 +114,10 @@ def test_a_file_of_several_chunks_is_searched_as_a_plain_search_finds() -> None:
                 assert file.find(asked, offsets[first], tier, offsets[expected]) == (
                     offsets[limited] if limited >= 0 else -1
                 )
+        # The first places of a run that occurs everywhere, one after the other.
+        wanted = variants([b"XX", b"XX"], name)
+        firsts = [n for n in range(len(keys) - 1) if keys[n : n + 2] == [tier(t) for t in wanted]]
+        assert file.places(Lines.of(wanted), 0, tier, None, 3) == [offsets[n] for n in firsts[:3]]
         # The last line, which has no newline, and the lines before it.
         wanted = variants(texts[-3:], name)
         assert file.find(Lines.of(wanted), offsets[-60], tier) == offsets[-4]
@@ -158,6 +164,24 @@ def test_lines_that_share_a_code_are_told_apart() -> None:
         assert file.find(Lines.of([two]), second, tier) == second + len(one) + 1
         assert file.find(Lines.of([one]), 0, tier) == second
         assert file.find(Lines.of([two, one]), 0, tier) == 0
+
+
+def test_the_line_index_at_the_end_of_files_of_every_length() -> None:
+    """Line numbers and offsets at and near the end of files of every length up to a few
+    steps of the index (1 KiB), each line 7 bytes, with and without a BOM."""
+    text = b"abcdef\n" * 800
+    for size in range(5000):
+        for bom in (b"", BOM):
+            data = bom + text[:size]
+            file = LineFile(data)
+            count = size // 7 + (size % 7 > 0)
+            assert file.count == count
+            assert file.number(len(data)) == count
+            assert file.offset_of(count) == len(data)
+            if count:
+                last = len(bom) + (count - 1) * 7
+                assert file.number(last) == count - 1
+                assert file.offset_of(count - 1) == last
 
 
 # --- against a plain search, on small files of every kind ---------------------------------
