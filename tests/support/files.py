@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import fcntl
 import os
 import re
 import struct
@@ -148,6 +149,48 @@ def tiny_tmpfs(tmp_path: Path) -> Iterator[Path]:
         if _LIBC.umount2(target, 0) != 0:
             error = ctypes.get_errno()
             raise OSError(error, os.strerror(error), str(mount_point))
+
+
+# The inode flags' ioctls (linux/fs.h) and the immutable flag (chattr +i).
+_FS_IOC_GETFLAGS = 0x80086601
+_FS_IOC_SETFLAGS = 0x40086602
+_FS_IMMUTABLE_FL = 0x10
+
+
+def set_immutable(name: str | Path, on: bool, *, dir_fd: int | None = None) -> None:
+    """Set or clear a file's immutable flag: while set, no process (root's neither) may
+    rename, remove or write the file."""
+    fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+    try:
+        (flags,) = struct.unpack("i", fcntl.ioctl(fd, _FS_IOC_GETFLAGS, struct.pack("i", 0)))
+        flags = flags | _FS_IMMUTABLE_FL if on else flags & ~_FS_IMMUTABLE_FL
+        fcntl.ioctl(fd, _FS_IOC_SETFLAGS, struct.pack("i", flags))
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def immutable_files(directory: Path) -> Iterator[None]:
+    """Files under ``directory`` may be made immutable in the block; none is when it
+    ends. Skips the test where the file system or the test's privileges allow no
+    immutable file (CAP_LINUX_IMMUTABLE, a file system with inode flags)."""
+    probe = directory / ".immutable-probe"
+    probe.touch()
+    try:
+        set_immutable(probe, True)
+        set_immutable(probe, False)
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTTY, errno.EOPNOTSUPP, errno.EINVAL):
+            raise
+        pytest.skip(f"no immutable files here: {exc.strerror}")
+    finally:
+        probe.unlink()
+    try:
+        yield
+    finally:
+        for path in directory.rglob("*"):
+            if not path.is_symlink():
+                set_immutable(path, False)
 
 
 NOBODY = 65534

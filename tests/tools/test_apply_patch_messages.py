@@ -311,3 +311,73 @@ async def test_deleting_a_symlink_loop(client: Client[Any], case: Path) -> None:
     message = error_text(await apply(client, patch(f"*** Delete File: {case}/loop")))
     assert os.readlink(case / "loop") == "loop"
     assert message == (f"[IO_ERROR] could not stat {case}/loop: Too many levels of symbolic links")
+
+
+ENCODING_HINT = (
+    "The file is not valid UTF-8 (it is in another encoding), and these lines have "
+    "non-ASCII characters, which are looked for as UTF-8: the file does not store them "
+    "that way. Match on ASCII text only."
+)
+
+
+@pytest.mark.parametrize(
+    ("content", "old", "hinted"),
+    [
+        (b"caf\xe9\nold\n", "café", True),  # Latin-1 file, non-ASCII lines: the hint
+        ("café\nold\n".encode(), "cafë", False),  # UTF-8 file: its lines are compared
+        (b"caf\xe9\nold\n", "cafe", False),  # ASCII lines: the encoding does not matter
+    ],
+    ids=["latin1", "utf8", "ascii"],
+)
+async def test_lines_not_found_in_a_file_that_is_not_utf8(
+    client: Client[Any], case: Path, content: bytes, old: str, hinted: bool
+) -> None:
+    path = await viewed(client, case / "f.txt", content)
+    message = await refused(client, case, patch(f"*** Update File: {path}", f"-{old}", "+new"))
+    assert message == (
+        f"[STR_REPLACE_NOT_FOUND] {path}: hunk 1 of 1: its context and removed lines were not "
+        f"found in the file. {NOT_FOUND_RULE}" + (f"\n{ENCODING_HINT}" if hinted else "")
+    )
+
+
+async def test_the_first_non_blank_line_of_a_hunk_found_nowhere(
+    client: Client[Any], case: Path
+) -> None:
+    """A hunk found nowhere, not even its first line (a blank one): the file's line most
+    like its first non-blank line is named."""
+    path = await viewed(client, case / "f.py", "def f(x):\n    return x\n")
+    message = await refused(
+        client, case, patch(f"*** Update File: {path}", "@@", " ", "-def  f(x):", "+def f(y):")
+    )
+    assert message == (
+        f"[STR_REPLACE_NOT_FOUND] {path}: hunk 1 of 1: its context and removed lines were not "
+        f"found in the file. {NOT_FOUND_RULE}\n"
+        "Line 1 resembles the first non-blank line of hunk 1 (both shown as JSON strings):\n"
+        '  line 1: "def f(x):"\n'
+        '  hunk 1: "def  f(x):"'
+    )
+
+
+async def test_an_end_of_file_hunk_longer_than_the_file_bounds_nothing(
+    client: Client[Any], case: Path
+) -> None:
+    """A hunk is unique up to where the next one is found; an '*** End of File' hunk of
+    more lines than the file has is found nowhere, so the hunk before it must be unique
+    in the whole rest of the file (here: its empty lines are at lines 1-2 and 4-5)."""
+    path = await viewed(client, case / "f.txt", "\n\nA\n\n\n")
+    text = patch(
+        f"*** Update File: {path}",
+        "@@",
+        " ",
+        "+new",
+        " ",
+        "@@",
+        *[f"-x{n}" for n in range(7)],
+        "*** End of File",
+    )
+    assert await refused(client, case, text) == (
+        f"[STR_REPLACE_AMBIGUOUS] {path}: hunk 1 of 2: its context and removed lines occur 2 "
+        "times in the file (at lines 1, 4); add context lines to make them unique, or start "
+        "the hunk with an '@@ ' line naming a line before it, such as the first line of its "
+        "function or class (the first place after that line is taken)"
+    )

@@ -299,12 +299,10 @@ def _require_writable(place: Place, *, file: bool) -> None:
     """``IO_ERROR`` now, before anything is written, if a write at ``place`` would be
     refused: its directory (a temporary copy, a backup or a rename is made there) and,
     with ``file``, the file itself must be writable."""
-    try:
-        writable = os.access(".", os.W_OK | os.X_OK, dir_fd=place.directory) and (
-            not file or os.access(place.name, os.W_OK, dir_fd=place.directory)
-        )
-    except OSError:
-        writable = True  # cannot tell here: the write itself will say
+    # os.access answers False where it cannot tell; it never raises.
+    writable = os.access(".", os.W_OK | os.X_OK, dir_fd=place.directory) and (
+        not file or os.access(place.name, os.W_OK, dir_fd=place.directory)
+    )
     if not writable:
         raise BorisError(
             Code.IO_ERROR, f"could not write {place.path}: Permission denied; nothing was changed"
@@ -411,12 +409,7 @@ def _take_effect(plan: _Plan, pending: Pending, done: _Done) -> None:
 
 
 class _StepFailed(Exception):
-    """A write of one file failed: which, and why."""
-
-    def __init__(self, path: str, reason: str) -> None:
-        super().__init__(path, reason)
-        self.path = path
-        self.reason = reason
+    """A write of one file failed: its one argument says which, and why."""
 
 
 def _set_aside(plan: _Plan, done: _Done) -> None:
@@ -438,9 +431,9 @@ def _step(path: str, action: str = "write") -> Iterator[None]:
     try:
         yield
     except OSError as exc:
-        raise _StepFailed(path, f"could not {action} {path}: {exc.strerror or exc}") from None
+        raise _StepFailed(f"could not {action} {path}: {exc.strerror or exc}") from None
     except BorisError as exc:  # an in-place write that kept its backup: its own message
-        raise _StepFailed(path, exc.message) from None
+        raise _StepFailed(exc.message) from None
 
 
 def _free_name(place: Place) -> str:
@@ -498,17 +491,18 @@ def _undo(done: _Done) -> tuple[list[str], list[str]]:
 
 def _failure(failed: _StepFailed, restored: list[str], unrestored: list[str]) -> BorisError:
     """The error of a patch whose write failed at one file: what was restored."""
+    reason = str(failed)
     if not restored and not unrestored:
-        return BorisError(Code.IO_ERROR, f"{failed.reason}; nothing was changed")
+        return BorisError(Code.IO_ERROR, f"{reason}; nothing was changed")
     if not unrestored:
         return BorisError(
             Code.IO_ERROR,
-            f"{failed.reason}; the files already changed were restored "
+            f"{reason}; the files already changed were restored "
             f"({', '.join(restored)}), so nothing was changed",
         )
     also = f" (restored: {', '.join(restored)})" if restored else ""
     return BorisError(
         Code.IO_ERROR,
-        f"{failed.reason}; the files already changed could not all be restored: "
+        f"{reason}; the files already changed could not all be restored: "
         f"{', '.join(unrestored)} keep the patch's changes{also}",
     )

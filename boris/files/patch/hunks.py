@@ -184,7 +184,7 @@ class _Output:
     def add(self, text: bytes) -> None:
         """Add lines: their texts, each followed by ``\\n``."""
         eol = self._file.eol
-        self._parts.append(text if eol == b"\n" else text.replace(b"\n", eol))
+        self._parts.append(text.replace(b"\n", eol))
         self._last_ending = len(eol)
 
     def apply(self, body: str) -> None:
@@ -410,8 +410,9 @@ def _old_missing(
 def _partly_found(file: _File, old: Lines, offset: int, name: str) -> str | None:
     """Where the most leading lines of ``old`` are found from ``offset``, and the line
     that differs next: found by halving, a few searches of the file."""
-    found, at = 0, -1  # old[:found] is at ``at``; old[:missing] is nowhere
-    missing = old.count
+    # old[:found] is at ``at`` (once found is more than 0); old[:missing] is nowhere.
+    found, missing = 0, old.count
+    at: int
     while missing - found > 1:
         middle = (found + missing) // 2
         place = file.find(old.head(middle), offset, trailing)

@@ -26,7 +26,6 @@ counting from the start of the file.
 from __future__ import annotations
 
 import re
-import sys
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
@@ -39,7 +38,7 @@ Tier = Callable[[bytes], bytes]
 
 # What "whitespace" is at a line's ends: ASCII whitespace, as near_miss compares lines.
 _BLANK = b" \t\r\x0b\x0c"
-# A code: the bits of a hash kept (7 of each byte), and the first byte's high bit.
+# A code: the bits of a hash kept (7 of each byte), and the high bit of its top byte.
 _BITS = 0x7F7F7F7F
 _MARK = 0x80000000
 # Bytes between two places the line index keeps; a call of LineFile.after walks at most
@@ -107,11 +106,11 @@ class Lines:
         texts = []
         for text in self.pieces(most):
             texts.append(text)
-            if text.strip(_BLANK) or len(texts) == most:
+            if text.strip(_BLANK):
                 break
         return texts
 
-    def pieces(self, most: int = sys.maxsize) -> Iterator[bytes]:
+    def pieces(self, most: int) -> Iterator[bytes]:
         """The texts of the lines, one at a time, at most ``most``."""
         start = 0
         for _ in range(min(most, self.count)):
@@ -121,11 +120,8 @@ class Lines:
 
     def chunks(self) -> Iterator[bytes]:
         """The lines, about ``_PIECE`` bytes of them at a time, each followed by ``\n``."""
-        text, start = self.text, 0
-        while start < len(text):
-            end = text.index(b"\n", min(start + _PIECE, len(text)) - 1) + 1
-            yield text[start:end]
-            start = end
+        for start, stop in _spans(self.text, 0, _PIECE):
+            yield self.text[start:stop]
 
     def blocks(self) -> Iterator[list[bytes]]:
         """The texts of the lines, a list of about ``_PIECE`` bytes of them at a time."""
@@ -141,6 +137,15 @@ class Lines:
     def joined(self, ending: bytes) -> bytes:
         """The lines joined with ``ending``, which also follows the last one."""
         return self.text if ending == b"\n" else self.text.replace(b"\n", ending)
+
+
+def _spans(data: bytes, start: int, size: int) -> Iterator[tuple[int, int]]:
+    """From ``start`` to the end of ``data``, spans of whole lines of a little over
+    ``size`` bytes (the last may end without a newline)."""
+    while start < len(data):
+        stop = data.find(b"\n", start + size) + 1 or len(data)
+        yield start, stop
+        start = stop
 
 
 def _after_lines(text: bytes, start: int, count: int) -> int:
@@ -220,16 +225,12 @@ class LineFile:
         return self.offset_of(self.count - count)
 
     def matches_at(self, offset: int, lines: Lines, tier: Tier) -> bool:
-        """Whether ``lines`` are the lines from ``offset`` on, under ``tier``."""
-        if offset > len(self.data) or self.count - self.number(offset) < lines.count:
-            return False
+        """Whether ``lines`` are the lines from ``offset`` on, under ``tier``: ``offset``
+        is a line start with at least ``lines.count`` lines from it."""
         for wanted in lines.chunks():
             end = self.after(offset, wanted.count(b"\n"))
-            have = self.data[offset:end]
-            ended = have.endswith(b"\n")  # else its last line is the file's, all its bytes
-            if self.ending != b"\n" and b"\r\n" in have:
-                have = have.replace(b"\r\n", b"\n")
-            if not ended:
+            have = self.data[offset:end].replace(b"\r\n", b"\n")
+            if not have.endswith(b"\n"):  # the file's last line: all its bytes are its text
                 have += b"\n"
             offset = end
             if have == wanted:  # the same bytes: equal however lines are compared
@@ -245,7 +246,7 @@ class LineFile:
 
     def find(self, lines: Lines, offset: int, tier: Tier, before: int | None = None) -> int:
         """The first place from ``offset`` (a line start), and before ``before`` if
-        given, where ``lines`` occur under ``tier``; -1 if none."""
+        given, where ``lines`` (one or more) occur under ``tier``; -1 if none."""
         if before is None:
             before = len(self.data) + 1
         if before <= offset:
@@ -312,8 +313,6 @@ class LineFile:
                 break
             found.append(place)
             offset = self.line_end(place)
-            if place >= len(self.data):
-                break
         return found
 
     def _find_bytes(self, lines: Lines, offset: int, before: int) -> int:
@@ -387,20 +386,17 @@ class _LineIndex:
 
 class _Codes:
     """The file's lines under one tier as a string of codes, 4 bytes a line: 28 bits of
-    the hash of the line's key, in four bytes of which only the first has its high bit
-    set (so a run of codes is only found at a line). Equal keys have equal codes; a
-    place whose codes match is compared line by line, so unequal keys that share a code
-    cost a little time, never a wrong answer."""
+    the hash of the line's key, in four bytes of which only one, the same in every code,
+    has its high bit set (so a run of codes is only found at a line). Equal keys have
+    equal codes; a place whose codes match is compared line by line, so unequal keys
+    that share a code cost a little time, never a wrong answer."""
 
     def __init__(self, file: LineFile, tier: Tier) -> None:
         self._file = file
         self._tier = tier
         parts = []
-        data, offset = file.data, file.start
-        while offset < len(data):
-            newline = data.find(b"\n", min(offset + CHUNK, len(data)) - 1)
-            stop = len(data) if newline < 0 else newline + 1
-            block = data[offset:stop]
+        for start, stop in _spans(file.data, file.start, CHUNK):
+            block = file.data[start:stop]
             texts = block.split(b"\n")
             tail = texts.pop()  # b"" after a final newline, else the last line
             if b"\r" in block:
@@ -408,39 +404,32 @@ class _Codes:
             if tail:
                 texts.append(tail)  # all its bytes are its text
             parts.append(_encode(texts, tier))
-            offset = stop
         self._encoded = b"".join(parts)
 
     def find(self, lines: Lines, offset: int, before: int) -> int:
-        if not lines.count:
-            return offset if offset <= len(self._file.data) else -1
         needle = b"".join(_encode(block, self._tier) for block in lines.blocks())
         file = self._file
         found = 4 * file.number(offset)
-        # The last line a place may start at, as a code's offset; its codes end there.
-        last = 4 * (file.number(before - 1) if before <= len(file.data) else file.count)
-        end = last + len(needle) if before <= len(file.data) else len(self._encoded)
+        # The codes of a place before ``before`` (at the latest, the line holding the
+        # byte before it) end by here.
+        end = 4 * file.number(min(before, len(file.data)) - 1) + len(needle)
         while True:
             found = self._encoded.find(needle, found, end)
             if found < 0:
                 return -1
             place = file.offset_of(found // 4)
-            if place < before and file.matches_at(place, lines, self._tier):
+            if file.matches_at(place, lines, self._tier):
                 return place
             found += 4  # another line with the same code
 
 
 def _encode(texts: list[bytes], tier: Tier) -> bytes:
-    """The codes of lines, 4 bytes each, the byte with the high bit first."""
+    """The codes of lines, 4 bytes each, in the machine's byte order (the byte with the
+    high bit is the same one of the four in every code either way)."""
     if tier is trailing:  # the tiers spelled out: no call per line
-        keys = [text.rstrip(_BLANK) for text in texts]
+        texts = [text.rstrip(_BLANK) for text in texts]
     elif tier is around:
-        keys = [text.strip(_BLANK) for text in texts]
-    elif tier is not exact:
-        keys = [tier(text) for text in texts]
+        texts = [text.strip(_BLANK) for text in texts]
     else:
-        keys = texts
-    packed = array("I", [code & _BITS | _MARK for code in map(hash, keys)])
-    if sys.byteorder == "little":
-        packed.byteswap()
-    return packed.tobytes()
+        assert tier is exact
+    return array("I", [hash(key) & _BITS | _MARK for key in texts]).tobytes()
