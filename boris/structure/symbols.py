@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import stat
 import time
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass
@@ -137,9 +136,9 @@ def check_pattern(pattern: str) -> None:
     try:
         re2.compile(pattern, options)
     except re2.error as exc:
-        message = exc.args[0] if exc.args else exc
-        if isinstance(message, bytes):
-            message = message.decode("utf-8", "replace")
+        # RE2's message, UTF-8 bytes, quotes the part of the pattern at fault in whole
+        # characters.
+        message = exc.args[0].decode()
         raise BorisError(
             Code.INVALID_INPUT, f'name: invalid regular expression "{pattern}": {message}'
         ) from None
@@ -209,7 +208,7 @@ def _read_one(access: FileAccess, path: str, name: str, language: Language) -> S
             empty = os.stat(path).st_size == 0
         except OSError:
             return None
-        return Source(language, [Part(None, b"")], 0) if empty else None
+        return Source(language, [Part(None, b"")]) if empty else None
     return source_of(name, data, language)
 
 
@@ -285,7 +284,7 @@ def _map(
             info = entry.stat()
         except OSError:
             continue
-        if not stat.S_ISREG(info.st_mode) or info.st_size > task.max_size or not info.st_size:
+        if info.st_size > task.max_size or not info.st_size:  # regular: as the walk found it
             continue
         if languages.needs_first_line(entry.name) and language_of(entry.name, entry.path) is None:
             continue

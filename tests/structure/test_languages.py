@@ -6,12 +6,14 @@ test_ctags_oracle.py; Swift, which ctags 5.9 does not read, whole here."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from boris.structure.definitions import definitions
-from boris.structure.grammars import parse
+from boris.structure.grammars import parse, query_text
+from boris.structure.languages import KINDS, LANGUAGES
 from boris.structure.source import language_of
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -30,11 +32,14 @@ def outline(fixture: str) -> list[tuple[int, str, str, int, int]]:
     [
         ("inventory.go", {("method", "Store.Add"), ("method", "Stores.Largest"),
                           ("method", "Counter.Total"), ("struct", "Store"),
-                          ("interface", "Counter"), ("function", "price")}),
+                          ("interface", "Counter"), ("function", "price"),
+                          ("struct", "Stack"), ("method", "Stack.Push")}),
         ("shapes.rs", {("method", "Point.new"), ("method", "Shape.area"),
                        ("method", "Point.fmt"), ("method", "Area.describe"),
                        ("trait", "Area"), ("function", "units.to_meters"),
-                       ("function", "shoelace")}),
+                       ("function", "shoelace"), ("trait", "Sorted"),
+                       ("method", "Sorted.is_sorted_asc"), ("method", "is_sorted_asc"),
+                       ("method", "Labeled.inner")}),
         ("matrix.cpp", {("class", "linalg.Matrix"), ("method", "linalg.Matrix.transpose"),
                         ("method", "linalg.Gauss.solve"), ("function", "linalg.trace"),
                         ("module", "linalg"), ("type", "linalg.Index")}),
@@ -58,7 +63,8 @@ def outline(fixture: str) -> list[tuple[int, str, str, int, int]]:
                           ("interface", "Reviewed"), ("method", "Reviewed.by")}),
         ("buffer.c", {("function", "buffer_new"), ("type", "buffer_t"), ("struct", "buffer"),
                       ("constant", "BUFFER_DEFAULT"), ("function", "MAX"),
-                      ("variable", "buffer_count")}),
+                      ("variable", "buffer_count"), ("variable", "buffer_greeting"),
+                      ("variable", "buffer_rows"), ("function", "buffer_compare")}),
         ("deploy.sh", {("function", "log"), ("function", "build"), ("function", "main")}),
     ],
 )  # fmt: skip
@@ -129,3 +135,14 @@ export const Panel = (props: Props) => <div>{props.label}</div>;
         ("function", "Button", 3, 5),
         ("function", "Panel", 7, 7),
     ]
+
+
+def test_every_capture_of_the_queries_is_read() -> None:
+    """A definition's capture names a kind the symbols tool takes (``kind``); the other
+    captures are a definition's name, a C declarator, a scope and a Go receiver."""
+    known = {f"definition.{kind}" for kind in KINDS} | {"name", "declarator", "scope", "receiver"}
+    for language in LANGUAGES:
+        for key in (*language.based_on, language.query or language.key):
+            captures = set(re.findall(r"@([\w.]+)", query_text(key)))
+            assert "name" in captures, key
+            assert captures <= known, key

@@ -271,6 +271,11 @@ async def test_files_it_cannot_read_get_a_note(client: Client[Any], workdir: Pat
         "notes/lib.py: not read: a binary file, or a notebook that is not valid JSON"
     )
     assert await symbols(client, path="notes/empty.py") == "notes/empty.py (Python, 0 lines)"
+    for name, content in (("list.ipynb", "[1]"), ("broken.ipynb", '{"cells": ')):
+        write_tree(workdir / "notes", {name: content})
+        assert await symbols(client, path=f"notes/{name}") == (
+            f"notes/{name}: not read: a binary file, or a notebook that is not valid JSON"
+        )
     # In a walk they are skipped, as grep skips them.
     assert await symbols(client, path="notes") == "No files of a known language found"
 
@@ -285,6 +290,28 @@ async def test_a_file_without_an_extension_is_told_by_its_first_line(
     assert await symbols(client, path="shebang", name="ship") == (
         "deploy:2-2  function ship  ship() { echo; }"
     )
+
+
+async def test_a_name_after_a_line_ending_in_a_dot_is_a_definition(
+    client: Client[Any], workdir: Path
+) -> None:
+    """A name just after a dot is a member (``obj.usage``), passed by in a search for
+    definitions; not one at the start of a line after a sentence's full stop."""
+    script = (
+        '#!/bin/sh\n# Prints how to call this script.\nusage() {\n  echo "Usage: run.sh FILE"\n}\n'
+    )
+    write_tree(workdir / "sentence", {"run.sh": script})
+    assert await symbols(client, path="sentence", name="usage") == (
+        "run.sh:3-5  function usage  usage() {"
+    )
+
+
+async def test_a_pattern_re2_refuses_writes_nothing_to_stderr(
+    client: Client[Any], capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The server's stderr is its log: RE2's own report of a bad pattern stays out."""
+    assert (await symbols_error(client, name="a(", regex=True)).startswith("[INVALID_INPUT] ")
+    assert capfd.readouterr().err == ""
 
 
 async def test_files_are_chosen_as_grep_chooses_them(client: Client[Any], workdir: Path) -> None:
@@ -408,15 +435,24 @@ async def test_a_map_skips_what_grep_skips(client: Client[Any], workdir: Path) -
     )
     set_mtimes(root, ["g_last.py", "f_run", "e_over.py", "d_exact.py", "c_empty.py"])
     assert (root / "d_exact.py").stat().st_size == limit
-    assert await symbols(client, path="skipped") == (
-        "d_exact.py (Python, 2 lines)\n"
-        "  function exact  1-1  def exact(): pass\n"
-        "f_run (Bash, 2 lines)\n"
-        "  function run  2-2  run() { :; }\n"
-        "g_last.py (Python, 1 line)\n"
-        "  function last  1-1  def last(): pass"
+    shown = [
+        "d_exact.py (Python, 2 lines)\n  function exact  1-1  def exact(): pass",
+        "f_run (Bash, 2 lines)\n  function run  2-2  run() { :; }",
+        "g_last.py (Python, 1 line)\n  function last  1-1  def last(): pass",
+    ]
+    assert await symbols(client, path="skipped") == "\n".join(shown)
+    # Pages count only those files.
+    for offset, block in enumerate(shown):
+        assert await symbols(client, path="skipped", offset=offset, head_limit=1) == block
+    assert (
+        await symbols(client, path="skipped", offset=len(shown))
+        == "No files of a known language found"
     )
-    write_tree(workdir / "nothing", {"notes.txt": "x\n", "data": "def f(): pass\n"})
+    # A #! line tells the language of a file without an extension only.
+    write_tree(
+        workdir / "nothing",
+        {"notes.txt": "x\n", "data": "def f(): pass\n", "run.txt": "#!/bin/sh\nrun() { :; }\n"},
+    )
     assert await symbols(client, path="nothing") == "No files of a known language found"
 
 
@@ -450,6 +486,74 @@ async def test_a_map_is_cut_after_the_last_file_that_fits(
                 f"{first}\n\n[Truncated at 30000 characters: showing files 1-1 of 2. "
                 "To see more, call again with offset: 1.]"
             )
+
+
+def map_block(label: str, names: list[str], last_parameter: str = "") -> str:
+    """A map's part for a file of one-line functions ``def <name>(): pass``, the last
+    one with ``last_parameter``: its header and each function (SPEC "symbols")."""
+    count = len(names)
+    lines = [f"{label} (Python, {count} line{'s' if count != 1 else ''})"]
+    for number, name in enumerate(names, 1):
+        parameter = last_parameter if number == count else ""
+        lines.append(f"  function {name}  {number}-{number}  def {name}({parameter}): pass")
+    return "\n".join(lines)
+
+
+def functions_of_length(label: str, length: int) -> tuple[str, str]:
+    """A file of one-line functions whose map part is exactly ``length`` characters:
+    its source and its map part."""
+    names = [f"f{n:04}" for n in range(length // 50)]
+    while len(map_block(label, [*names, "f9999"])) < length:
+        names.append(f"f{len(names):04}")
+    missing = length - len(map_block(label, names))
+    names[-1] += "x" * (missing // 2)  # a name shows twice, a parameter once
+    parameter = "a" * (missing % 2)
+    source = "".join(
+        f"def {name}({parameter if n == len(names) - 1 else ''}): pass\n"
+        for n, name in enumerate(names)
+    )
+    block = map_block(label, names, parameter)
+    assert len(block) == length
+    return source, block
+
+
+async def test_a_map_page_ends_with_the_last_whole_file_that_fits(
+    client: Client[Any], workdir: Path
+) -> None:
+    """Files after an offset are shown while they fit in 30,000 characters; the note
+    names the files shown, of all, and the offset of the first one left out."""
+    big, _ = functions_of_length("d.py", 29_950)
+    root = write_tree(
+        workdir / "fits",
+        {
+            "a.py": "def a(): pass\n",
+            "b.py": "def b(): pass\n",
+            "c.py": "def c(): pass\n",
+            "d.py": big,
+        },
+    )
+    set_mtimes(root, ["d.py", "c.py", "b.py", "a.py"])
+    assert await symbols(client, path="fits", offset=1) == (
+        f"{map_block('b.py', ['b'])}\n{map_block('c.py', ['c'])}\n\n"
+        "[Truncated at 30000 characters: showing files 2-3 of 4. "
+        "To see more, call again with offset: 3.]"
+    )
+
+
+async def test_a_map_cuts_a_file_longer_than_a_page(client: Client[Any], workdir: Path) -> None:
+    """One file's part of the map of exactly 30,000 characters is a page of its own; one
+    character more, and it is cut to its first 30,000."""
+    for extra in (0, 1):
+        source, block = functions_of_length("big.py", 30_000 + extra)
+        root = write_tree(workdir / f"alone{extra}", {"big.py": source, "small.py": "x = 1\n"})
+        set_mtimes(root, ["small.py", "big.py"])
+        shown = (
+            "files 1-1 of 2" if not extra else ("file 1 of 2, cut to its first 30000 characters")
+        )
+        assert await symbols(client, path=root.name) == (
+            f"{block[:30_000]}\n\n[Truncated at 30000 characters: showing {shown}. "
+            "To see more, call again with offset: 1.]"
+        )
 
 
 async def test_pages_of_a_search_by_name_are_slices_of_the_whole(
@@ -559,6 +663,7 @@ async def test_the_first_line_names_the_interpreter_as_a_shell_runs_it(
     version number left off: what the kernel and env would run."""
     lines = {
         "plain": "#!/bin/bash",
+        "bare": "#!python3",
         "spaced": "#! /usr/bin/python3",
         "versioned": "#!/usr/local/bin/python3.12",
         "env": "#!/usr/bin/env ruby",
@@ -580,6 +685,7 @@ async def test_the_first_line_names_the_interpreter_as_a_shell_runs_it(
         found[name] = answer[len(header) :].split(",")[0] if answer.startswith(header) else None
     assert found == {
         "plain": "Bash",
+        "bare": "Python",
         "spaced": "Python",
         "versioned": "Python",
         "env": "Ruby",
