@@ -316,9 +316,9 @@ def _map(
     # A file that gave nothing (binary after all) keeps its place in the count.
     last, text = blocks[-1][0], "\n".join(block for _, block in blocks)
     shown = f"files {offset + 1}-{offset + last + 1} of {len(ordered)}"
-    if len(text) > LIMIT:  # one file's block alone is longer than the limit
+    if len(text) > LIMIT:  # the page's first file alone is longer than the limit
         text = text[:LIMIT]
-        shown = f"file {offset + last + 1} of {len(ordered)}, cut to its first {LIMIT} characters"
+        shown = f"file {offset + 1} of {len(ordered)}, cut to its first {LIMIT} characters"
     return (
         f"{text}\n\n[Truncated at {LIMIT} characters: showing {shown}. "
         f"To see more, call again with offset: {offset + last + 1}.]"

@@ -161,6 +161,41 @@ async def test_definitions_by_name(client: Client[Any], workdir: Path) -> None:
     assert await symbols(client, path="names", name="nothing_here") == "No definitions found"
 
 
+async def test_a_search_by_name_in_one_file(client: Client[Any], workdir: Path) -> None:
+    write_tree(workdir / "one", {"server.py": SERVER})
+    assert await symbols(client, path="one/server.py", name="Config.load") == (
+        "one/server.py:18-19  method Server.Config.load  def load(self):"
+    )
+    assert await symbols(client, path="one/server.py", name="start", references=True) == (
+        "one/server.py:19:20  in Server.Config.load  return start(1)\n"
+        'one/server.py:23:16  in Server.run  return start(self.retries)  # and "start" in a string'
+    )
+    assert await symbols(client, path="one/server.py", name="stop") == "No definitions found"
+    assert (
+        await symbols(client, path="one/server.py", name="stop", references=True)
+        == "No references found"
+    )
+
+
+async def test_a_map_with_a_kind_shows_the_files_that_hold_one(
+    client: Client[Any], workdir: Path
+) -> None:
+    """Without a kind, a file that defines nothing is shown by its header alone."""
+    root = write_tree(
+        workdir / "mapkind",
+        {"a.py": "class A:\n    def run(self): pass\n", "b.py": "def b(): pass\n", "c.py": "b()\n"},
+    )
+    set_mtimes(root, ["c.py", "b.py", "a.py"])
+    assert await symbols(client, path="mapkind", kind="method") == (
+        "a.py (Python, 2 lines)\n  method A.run  2-2  def run(self): pass"
+    )
+    assert await symbols(client, path="mapkind") == (
+        "a.py (Python, 2 lines)\n  class A  1-2  class A:\n"
+        "b.py (Python, 1 line)\n  function b  1-1  def b(): pass\n"
+        "c.py (Python, 1 line)"
+    )
+
+
 async def test_a_search_by_name_finds_what_the_outline_shows(
     client: Client[Any], workdir: Path
 ) -> None:
@@ -240,6 +275,35 @@ async def test_a_notebook_is_read_as_its_code_cells(client: Client[Any], workdir
     )
     assert await symbols(client, path="nb", name="plot", references=True) == (
         "work.ipynb:cell 3:3:16  in Model.fit  return plot(1)"
+    )
+
+
+async def test_syntax_errors_of_notebook_cells_are_noted_by_cell(
+    client: Client[Any], workdir: Path
+) -> None:
+    code: dict[str, Any] = {"cell_type": "code", "execution_count": None, "metadata": {}}
+    notebook = {
+        "cells": [
+            {**code, "outputs": [], "source": "def ok():\n    pass\n"},
+            {**code, "outputs": [], "source": "\ndef broken(:\n    pass\n"},
+            {"cell_type": "markdown", "metadata": {}, "source": "# notes"},
+            {**code, "outputs": [], "source": "class Also(:\n"},
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    write_tree(workdir / "nberr", {"bad.ipynb": json.dumps(notebook)})
+    lines = (await symbols(client, path="nberr/bad.ipynb")).split("\n")
+    assert lines[:3] == [
+        "nberr/bad.ipynb (Python notebook, 4 cells)",
+        "[Syntax errors, the first at cell 2, line 2; cell 4, line 1: definitions near them "
+        "may be missing or cut short.]",
+        "function ok  cell 1:1-2  def ok():",
+    ]
+    assert (await symbols(client, path="nberr")).split("\n")[0] == (
+        "bad.ipynb (Python notebook, 4 cells) [syntax errors: first at cell 2, line 2; "
+        "cell 4, line 1]"
     )
 
 
