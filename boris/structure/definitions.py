@@ -243,12 +243,12 @@ def _content_end(node: tree_sitter.Node) -> tuple[int, int]:
     does, for comments indented as the body); as Python's ast has it, they are not part
     of the definition. One step down the last branch at a time, never a list of
     children."""
-    end = node.end_byte
-    last_leaf = node.descendant_for_byte_range(end - 1, end) if end else None
+    end = node.end_byte  # past its name: never 0
+    last_leaf = node.descendant_for_byte_range(end - 1, end)
     if last_leaf is not None and not last_leaf.is_extra:
         point = node.end_point  # most definitions: no comment at their end
         return point.row, point.column
-    for _ in range(256):
+    while True:
         count = node.child_count
         last = node.child(count - 1) if count else None
         while last is not None and last.is_extra:

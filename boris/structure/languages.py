@@ -74,7 +74,7 @@ class Language:
     #: a search for definitions may parse a file only as far as the first such line
     #: after the last place the name may be defined (boris.structure.grammars). None:
     #: files are parsed whole.
-    top_level_start: str | None = None
+    top_level_start: re.Pattern[bytes] | None = None
 
 
 PYTHON = Language(
@@ -93,7 +93,7 @@ PYTHON = Language(
     ),
     # Code at the start of a line, not a clause that continues an if or a try, not a
     # closing bracket (the rest of an expression), not a comment.
-    top_level_start=r"(?m)^(?![\s#)\]}]|(?:else|elif|except|finally)\b)",
+    top_level_start=re.compile(rb"(?m)^(?![\s#)\]}]|(?:else|elif|except|finally)\b)"),
 )
 JAVASCRIPT = Language(
     "JavaScript",

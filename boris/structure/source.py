@@ -32,16 +32,16 @@ class Part:
 class Source:
     language: Language
     parts: list[Part]
-    #: For a notebook, its cells; for a file, its lines, counted when shown (None): a
-    #: search by name shows no header.
-    size: int | None = None
+    #: For a notebook, its cells (a file's lines are counted when shown: a search by
+    #: name shows no header).
+    size: int = 0
     notebook: bool = False
 
     def header(self, label: str) -> str:
         """The line that introduces a file in every output that shows it whole."""
         if self.notebook:
-            return f"{label} (Python notebook, {self.size} {_plural(self.size or 0, 'cell')})"
-        size = line_count(self.parts[0].text) if self.size is None else self.size
+            return f"{label} (Python notebook, {self.size} {_plural(self.size, 'cell')})"
+        size = line_count(self.parts[0].text)
         return f"{label} ({self.language.name}, {size} {_plural(size, 'line')})"
 
 

@@ -250,7 +250,6 @@ def _lines(
     kept: list[str] = []
     produced = 0
     chars = 0
-    complete = True
     results = run_files(task, files, stop)
     try:
         for _, _, lines in results:
@@ -260,13 +259,14 @@ def _lines(
                     kept.append(line)
                     chars += len(line) + 1
             if (wanted is not None and produced >= wanted) or chars > LIMIT + 1:
-                complete = False
                 break
     finally:
         results.close()  # an early stop lets workers finish and go back idle
     if produced == 0:
         return None
-    return paged(kept, produced if complete else None, head_limit, offset, "line")
+    # The page is cut only after a break, when more lines may follow uncounted: the
+    # lines kept till the end of the search are at most LIMIT characters.
+    return paged(kept, None, head_limit, offset, "line")
 
 
 def _map(

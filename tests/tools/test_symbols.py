@@ -240,6 +240,34 @@ async def test_references_are_code_only(client: Client[Any], workdir: Path) -> N
     )
 
 
+@pytest.mark.parametrize(
+    ("name", "source", "expected"),
+    [
+        # A name within a longer one is no use of it: Ruby's valid?, a private #count.
+        ("valid", "def valid\n  true\nend\n\ndef valid?\n  valid\nend\n\nputs valid?\n",
+         "f.rb:6:3  in valid?  valid"),
+        ("count", "class Counter {\n  #count = 0;\n  count() {\n    return this.#count;\n  }\n}\n",
+         None),
+        # A definition holds what it starts with (a C function's return type), not
+        # what follows its end at once (minified code).
+        ("node_t", "typedef struct node node_t;\n\nnode_t *node_new(void) {\n    return 0;\n}\n",
+         "f.c:3:1  in node_new  node_t *node_new(void) {"),
+        ("a", "function a(){return 1}a();\n",
+         "f.js:1:23  in (top level)  function a(){return 1}a();"),
+        # In Bash a name is used as a command, not as a word given to one.
+        ("build", "build() { make; }\necho build\nbuild\n", "f.sh:3:1  in (top level)  build"),
+    ],
+)  # fmt: skip
+async def test_a_reference_is_a_whole_name_in_what_holds_it(
+    client: Client[Any], workdir: Path, name: str, source: str, expected: str | None
+) -> None:
+    suffix = expected.split(":")[0].partition(".")[2] if expected else "js"
+    root = workdir / f"whole_{name}"
+    write_tree(root, {f"f.{suffix}": source})
+    found = await symbols(client, path=root.name, name=name, references=True)
+    assert found == (expected or "No references found")
+
+
 async def test_a_notebook_is_read_as_its_code_cells(client: Client[Any], workdir: Path) -> None:
     notebook = {
         "cells": [
@@ -258,6 +286,13 @@ async def test_a_notebook_is_read_as_its_code_cells(client: Client[Any], workdir
                 "outputs": [],
                 "source": "class Model:\n    def fit(self):\n        return plot(1)\n",
             },
+            {
+                "cell_type": "code",
+                "execution_count": 3,
+                "metadata": {},
+                "outputs": [],
+                "source": "Model().fit()\n",
+            },
         ],
         "metadata": {},
         "nbformat": 4,
@@ -265,7 +300,7 @@ async def test_a_notebook_is_read_as_its_code_cells(client: Client[Any], workdir
     }
     write_tree(workdir / "nb", {"work.ipynb": json.dumps(notebook)})
     assert await symbols(client, path="nb/work.ipynb") == (
-        "nb/work.ipynb (Python notebook, 3 cells)\n"
+        "nb/work.ipynb (Python notebook, 4 cells)\n"
         "function plot  cell 2:2-3  def plot(x):\n"
         "class Model  cell 3:1-3  class Model:\n"
         "  method fit  cell 3:2-3  def fit(self):"
@@ -276,6 +311,23 @@ async def test_a_notebook_is_read_as_its_code_cells(client: Client[Any], workdir
     assert await symbols(client, path="nb", name="plot", references=True) == (
         "work.ipynb:cell 3:3:16  in Model.fit  return plot(1)"
     )
+    # Cells without the name are passed by.
+    assert await symbols(client, path="nb", name="Model", references=True) == (
+        "work.ipynb:cell 4:1:1  in (top level)  Model().fit()"
+    )
+
+
+async def test_the_header_of_a_notebook_counts_its_cells(
+    client: Client[Any], workdir: Path
+) -> None:
+    cell = {"cell_type": "markdown", "metadata": {}, "source": "# title"}
+    for cells in ([], [cell]):
+        notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+        write_tree(workdir / "nbcount", {"n.ipynb": json.dumps(notebook)})
+        count = "1 cell" if cells else "0 cells"
+        assert await symbols(client, path="nbcount/n.ipynb") == (
+            f"nbcount/n.ipynb (Python notebook, {count})"
+        )
 
 
 async def test_syntax_errors_of_notebook_cells_are_noted_by_cell(
