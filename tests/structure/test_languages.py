@@ -63,7 +63,8 @@ def outline(fixture: str) -> list[tuple[int, str, str, int, int]]:
         ("buffer.c", {("function", "buffer_new"), ("type", "buffer_t"), ("struct", "buffer"),
                       ("constant", "BUFFER_DEFAULT"), ("function", "MAX"),
                       ("variable", "buffer_count"), ("variable", "buffer_greeting"),
-                      ("variable", "buffer_rows"), ("function", "buffer_compare")}),
+                      ("variable", "buffer_rows"), ("function", "buffer_compare"),
+                      ("struct", "pair"), ("type", "pair_t")}),
         ("deploy.sh", {("function", "log"), ("function", "build"), ("function", "main")}),
     ],
 )  # fmt: skip

@@ -95,6 +95,52 @@ async def test_outline_of_a_file(client: Client[Any], workdir: Path) -> None:
     )
 
 
+RUST = """\
+pub struct Point {
+    x: f64,
+}
+
+impl Point {
+    pub fn new(x: f64) -> Point {
+        Point { x }
+    }
+}
+
+pub mod units {
+    pub struct Meters(f64);
+
+    impl Meters {
+        pub fn value(&self) -> f64 {
+            self.0
+        }
+    }
+}
+"""
+
+
+async def test_an_outline_shows_names_below_what_holds_them(
+    client: Client[Any], workdir: Path
+) -> None:
+    """A method of an impl block shows its type (the block is no definition of its
+    own), below the module that holds the block; definitions side by side with
+    nothing between them (minified code) are not nested."""
+    minified = "function a(){return 1}function b(){return a()}\n"
+    write_tree(workdir / "held", {"shapes.rs": RUST, "min.js": minified})
+    assert await symbols(client, path="held/shapes.rs") == (
+        "held/shapes.rs (Rust, 19 lines)\n"
+        "struct Point  1-3  pub struct Point {\n"
+        "method Point.new  6-8  pub fn new(x: f64) -> Point {\n"
+        "module units  11-19  pub mod units {\n"
+        "  struct Meters  12-12  pub struct Meters(f64);\n"
+        "  method Meters.value  15-17  pub fn value(&self) -> f64 {"
+    )
+    assert await symbols(client, path="held/min.js") == (
+        "held/min.js (JavaScript, 1 line)\n"
+        f"function a  1-1  {minified.strip()}\n"
+        f"function b  1-1  {minified.strip()}"
+    )
+
+
 async def test_outline_with_a_kind_lists_qualified_names(
     client: Client[Any], workdir: Path
 ) -> None:
