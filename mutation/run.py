@@ -191,6 +191,7 @@ TARGETS = {
             "tests/structure/test_structure_properties.py",
             "tests/structure/test_name_search.py",
             "tests/structure/test_python_ast_oracle.py",
+            "tests/structure/test_call_off.py",
             "tests/tools/test_symbols.py",
             "tests/tools/test_view_symbol.py",
             *(

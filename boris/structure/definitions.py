@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from boris.structure.grammars import grammar
-from boris.structure.languages import Language
+from boris.structure.languages import KINDS, Language
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -131,11 +131,9 @@ def _collect(
     kind = ""
     for capture, nodes in captures.items():
         role = _ROLES.get(capture)
-        if role is None:
-            role = _ROLES[capture] = _role(capture)
         if role == "":
             node = nodes[0]
-        elif role is not _OTHER:
+        elif role is not None:
             node, kind = nodes[0], role
     if node is None:
         return
@@ -154,9 +152,15 @@ def _collect(
         if have is not None and have.index <= index:
             continue
         text = _text(name)
-        own = (_last_identifier(text),) if not kind else _name_parts(text)
-        if not own or not own[-1]:
-            continue
+        if kind:
+            own = _name_parts(text)
+            if not own[-1]:
+                continue
+        else:
+            # A scope of a type without a name of its own (``impl Sorted for [T]``)
+            # qualifies nothing, yet makes the functions it holds methods.
+            scope = _last_identifier(text)
+            own = (scope,) if scope else ()
         if lines is None:
             start_row = node.start_point[0]
             end_row, end_column = _content_end(node)
@@ -178,17 +182,10 @@ def _collect(
         )
 
 
-#: What each capture of a query is: the kind of a definition (``definition.<kind>``),
-#: "" for a scope, _OTHER for the rest (a name, a declarator, a receiver). Filled as
-#: captures are first seen.
-_OTHER = "other"
-_ROLES: dict[str, str] = {}
-
-
-def _role(capture: str) -> str:
-    if capture.startswith("definition."):
-        return capture[len("definition.") :]
-    return "" if capture == "scope" else _OTHER
+#: What a capture of a query is: the kind of a definition (``definition.<kind>``,
+#: one of the kinds the tool takes), "" for a scope; the rest (a name, a declarator,
+#: a receiver) are none.
+_ROLES = {"scope": "", **{f"definition.{kind}": kind for kind in KINDS}}
 
 
 def _nest(ordered: list[_Found], language: Language) -> list[Definition]:
@@ -246,12 +243,12 @@ def _content_end(node: tree_sitter.Node) -> tuple[int, int]:
     does, for comments indented as the body); as Python's ast has it, they are not part
     of the definition. One step down the last branch at a time, never a list of
     children."""
-    end = node.end_byte
-    last_leaf = node.descendant_for_byte_range(end - 1, end) if end else None
+    end = node.end_byte  # past its name: never 0
+    last_leaf = node.descendant_for_byte_range(end - 1, end)
     if last_leaf is not None and not last_leaf.is_extra:
         point = node.end_point  # most definitions: no comment at their end
         return point.row, point.column
-    for _ in range(256):
+    while True:
         count = node.child_count
         last = node.child(count - 1) if count else None
         while last is not None and last.is_extra:
@@ -301,18 +298,20 @@ def _last_identifier(text: str) -> str:
 
 def _declared(declarator: tree_sitter.Node) -> tree_sitter.Node | None:
     """The name a C or C++ declarator declares (through pointers, references,
-    parentheses, arrays and function declarators)."""
+    parentheses, arrays and function declarators, past the qualifiers, attributes and
+    calling conventions beside them)."""
     node: tree_sitter.Node | None = declarator
-    for _ in range(32):
-        if node is None:
-            return None
-        if node.type in _DECLARED:
-            return node
+    while node is not None and node.type not in _DECLARED:
         inner = node.child_by_field_name("declarator")
         if inner is None:
-            inner = next((c for c in node.named_children if c.type != "attribute"), None)
+            inner = next((c for c in node.named_children if _is_declarator(c.type)), None)
         node = inner
-    return None
+    return node
+
+
+def _is_declarator(node_type: str) -> bool:
+    """Whether a child of a declarator is what it wraps (a declarator, or the name)."""
+    return node_type in _DECLARED or node_type.endswith("declarator")
 
 
 def _is_extern(node: tree_sitter.Node) -> bool:

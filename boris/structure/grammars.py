@@ -3,15 +3,13 @@
 tree-sitter and a language's grammar are imported when a file of that language is
 first parsed in a process (the server, or a search worker), never at start-up. A
 grammar and its compiled query serve every thread; a parser is not safe to share
-between threads, so each thread has its own.
+between threads, and is made for each parse (in under a microsecond).
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
-import re
-import threading
 from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING
@@ -30,8 +28,9 @@ class Grammar:
     definitions: tree_sitter.Query
 
 
-@functools.cache
-def grammar(language: Language) -> Grammar:
+def load(language: Language) -> Grammar:
+    """A language's grammar and the query of its definitions, loaded (:func:`grammar`
+    keeps them once loaded)."""
     import tree_sitter
 
     module = importlib.import_module(language.module)
@@ -41,12 +40,13 @@ def grammar(language: Language) -> Grammar:
     return Grammar(loaded, tree_sitter.Query(loaded, source))
 
 
+#: A language's grammar, loaded once in a process.
+grammar = functools.cache(load)
+
+
 def query_text(key: str) -> str:
     """The text of a query file of boris/structure/queries/."""
     return resources.files("boris.structure").joinpath("queries").joinpath(f"{key}.scm").read_text()
-
-
-_parsers = threading.local()
 
 
 def parse(language: Language, source: bytes, through: int | None = None) -> tree_sitter.Tree:
@@ -54,14 +54,9 @@ def parse(language: Language, source: bytes, through: int | None = None) -> tree
     the start of it that holds the first ``through`` bytes in whole top-level
     statements (see :func:`prefix_end`): its definitions there are the whole file's.
     Where that start reads with a syntax error, the file is parsed whole."""
-    parsers: dict[str, tree_sitter.Parser] | None = getattr(_parsers, "by_key", None)
-    if parsers is None:
-        parsers = _parsers.by_key = {}
-    parser = parsers.get(language.key)
-    if parser is None:
-        import tree_sitter
+    import tree_sitter
 
-        parser = parsers[language.key] = tree_sitter.Parser(grammar(language).language)
+    parser = tree_sitter.Parser(grammar(language).language)
     end = None if through is None else prefix_end(language, source, through)
     if end is not None:
         tree = parser.parse(source[:end])
@@ -87,18 +82,13 @@ def prefix_end(language: Language, source: bytes, through: int) -> int | None:
     line_end = source.find(b"\n", through)
     if line_end < 0:
         return None
-    found = _top_level_start(language.top_level_start).search(source, line_end + 1)
+    found = language.top_level_start.search(source, line_end + 1)
     if found is None:
         return None
     end = found.start()
     if end == len(source) or _opens_a_block(source, end):
         return None
     return end
-
-
-@functools.lru_cache(maxsize=4)
-def _top_level_start(pattern: str) -> re.Pattern[bytes]:
-    return re.compile(pattern.encode())
 
 
 def _opens_a_block(source: bytes, end: int) -> bool:

@@ -8,6 +8,7 @@ first use.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
@@ -44,7 +45,8 @@ class Language:
     #: Name endings (case-sensitive) and whole names of its files.
     suffixes: tuple[str, ...]
     names: tuple[str, ...] = ()
-    #: Interpreters of a ``#!`` line that run it (for a file without an extension).
+    #: Interpreters of a ``#!`` line that run it (for a file without an extension),
+    #: without a version (python3.12 is python).
     interpreters: tuple[str, ...] = ()
     #: Definition kinds whose functions are methods (Ruby's modules hold methods too).
     class_like: frozenset[str] = CLASS_LIKE
@@ -72,7 +74,7 @@ class Language:
     #: a search for definitions may parse a file only as far as the first such line
     #: after the last place the name may be defined (boris.structure.grammars). None:
     #: files are parsed whole.
-    top_level_start: str | None = None
+    top_level_start: re.Pattern[bytes] | None = None
 
 
 PYTHON = Language(
@@ -81,7 +83,7 @@ PYTHON = Language(
     "tree_sitter_python",
     "language",
     (".py", ".pyi", ".pyw"),
-    interpreters=("python", "python2", "python3"),
+    interpreters=("python",),
     capital_constants=True,
     # def, class, a type statement; a name bound at the start of a statement (also
     # after a colon: "class Point: x = 0").
@@ -91,7 +93,7 @@ PYTHON = Language(
     ),
     # Code at the start of a line, not a clause that continues an if or a try, not a
     # closing bracket (the rest of an expression), not a comment.
-    top_level_start=r"(?m)^(?![\s#)\]}]|(?:else|elif|except|finally)\b)",
+    top_level_start=re.compile(rb"(?m)^(?![\s#)\]}]|(?:else|elif|except|finally)\b)"),
 )
 JAVASCRIPT = Language(
     "JavaScript",
@@ -196,13 +198,15 @@ LANGUAGES = (
 _BY_SUFFIX = {suffix: language for language in LANGUAGES for suffix in language.suffixes}
 _BY_NAME = {name: language for language in LANGUAGES for name in language.names}
 _BY_INTERPRETER = {
-    interpreter: language for language in LANGUAGES for interpreter in language.interpreters
+    interpreter.encode(): language
+    for language in LANGUAGES
+    for interpreter in language.interpreters
 }
 #: The suffix of a name: from its last dot (a leading dot alone is no suffix).
 _SUFFIX = re.compile(r"(?<=[^/])(\.[^./]+)$")
 #: The interpreter of a #! line: "#!/usr/bin/env -S python3 -u" → python3; versions dropped.
 _SHEBANG = re.compile(rb"#![ \t]*(\S+)(?:[ \t]+(?:-\S+[ \t]+)*(\S+))?")
-_VERSION = re.compile(r"[\d.]+$")
+_VERSION = re.compile(rb"[\d.]+$")
 
 #: Notebooks are read as their code cells, in Python.
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -229,16 +233,13 @@ def needs_first_line(name: str) -> bool:
 
 def by_first_line(head: bytes) -> Language | None:
     """The language of the interpreter a ``#!`` line at the start of ``head`` names."""
-    if not head.startswith(b"#!"):
-        return None
-    found = _SHEBANG.match(head.split(b"\n", 1)[0])
+    found = _SHEBANG.match(head)  # which reads no further than the line's end
     if found is None:
         return None
-    program = found.group(1).rsplit(b"/", 1)[-1]
+    program = os.path.basename(found.group(1))
     if program == b"env" and found.group(2):
-        program = found.group(2).rsplit(b"/", 1)[-1]
-    name = program.decode("utf-8", "replace")
-    return _BY_INTERPRETER.get(name) or _BY_INTERPRETER.get(_VERSION.sub("", name))
+        program = os.path.basename(found.group(2))
+    return _BY_INTERPRETER.get(_VERSION.sub(b"", program))
 
 
 def language_names() -> str:

@@ -27,9 +27,8 @@ NEAREST_FILES = 5000
 
 @dataclass(frozen=True)
 class Located:
-    #: The file (as found: view resolves it) and how messages show it.
+    #: The file, as found (view resolves it).
     path: str
-    label: str
     #: The lines of the definition; in a notebook, the cell that holds it.
     start: int
     end: int
@@ -53,8 +52,8 @@ def locate(access: FileAccess, path: str, symbol: str, stop: Stop | None = None)
         for line in lines
     ]
     if len(found) == 1:
-        file_label, file_path, where = found[0]
-        return Located(file_path, file_label, where.start, where.end, where.cell)
+        _, file_path, where = found[0]
+        return Located(file_path, where.start, where.end, where.cell)
     if found:
         listed = [
             f"{file_label}:{_line(where.cell, where.start)} {where.kind} {where.qualified}"
@@ -89,7 +88,7 @@ def _nearest(
     if not names:
         return "; it defines nothing symbols can see"
     wanted = ".".join(name_parts(symbol))
-    close = difflib.get_close_matches(wanted, sorted(names), n=5, cutoff=0.6)
+    close = difflib.get_close_matches(wanted, sorted(names), n=5)
     if not close:
         return "; no name there is close to it"
     return "; nearest names: " + ", ".join(close)

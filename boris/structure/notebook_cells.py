@@ -28,7 +28,7 @@ def code_cells(data: bytes) -> tuple[int, list[tuple[int, bytes]]] | None:
     for number, cell in enumerate(cells, 1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
-        source = cell.get("source", "")
+        source = cell.get("source")
         if isinstance(source, list):
             source = "".join(part for part in source if isinstance(part, str))
         if not isinstance(source, str):

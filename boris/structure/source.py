@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from boris.search.file_text import OPEN_FLAGS, read_text_file
+from boris.search.file_text import OPEN_FLAGS
 from boris.structure import languages
 from boris.structure.languages import PYTHON, Language
 from boris.structure.notebook_cells import code_cells
@@ -32,16 +32,16 @@ class Part:
 class Source:
     language: Language
     parts: list[Part]
-    #: For a notebook, its cells; for a file, its lines, counted when shown (None): a
-    #: search by name shows no header.
-    size: int | None = None
+    #: For a notebook, its cells (a file's lines are counted when shown: a search by
+    #: name shows no header).
+    size: int = 0
     notebook: bool = False
 
     def header(self, label: str) -> str:
         """The line that introduces a file in every output that shows it whole."""
         if self.notebook:
-            return f"{label} (Python notebook, {self.size} {_plural(self.size or 0, 'cell')})"
-        size = line_count(self.parts[0].text) if self.size is None else self.size
+            return f"{label} (Python notebook, {self.size} {_plural(self.size, 'cell')})"
+        size = line_count(self.parts[0].text)
         return f"{label} ({self.language.name}, {size} {_plural(size, 'line')})"
 
 
@@ -68,15 +68,6 @@ def language_of(name: str, path: str) -> Language | None:
     finally:
         os.close(fd)
     return languages.by_first_line(head)
-
-
-def read_source(name: str, path: str, max_size: int, language: Language) -> Source | None:
-    """The file's source as it is parsed; None for a file grep skips (binary, over
-    ``max_size``, empty, not a regular file, unreadable) or a notebook that is not one."""
-    data = read_text_file(path, max_size)
-    if data is None:
-        return None
-    return source_of(name, data, language)
 
 
 def source_of(name: str, data: bytes, language: Language) -> Source | None:

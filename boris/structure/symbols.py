@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import stat
 import time
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass
@@ -137,9 +136,9 @@ def check_pattern(pattern: str) -> None:
     try:
         re2.compile(pattern, options)
     except re2.error as exc:
-        message = exc.args[0] if exc.args else exc
-        if isinstance(message, bytes):
-            message = message.decode("utf-8", "replace")
+        # RE2's message, UTF-8 bytes, quotes the part of the pattern at fault in whole
+        # characters.
+        message = exc.args[0].decode()
         raise BorisError(
             Code.INVALID_INPUT, f'name: invalid regular expression "{pattern}": {message}'
         ) from None
@@ -209,7 +208,7 @@ def _read_one(access: FileAccess, path: str, name: str, language: Language) -> S
             empty = os.stat(path).st_size == 0
         except OSError:
             return None
-        return Source(language, [Part(None, b"")], 0) if empty else None
+        return Source(language, [Part(None, b"")]) if empty else None
     return source_of(name, data, language)
 
 
@@ -251,7 +250,6 @@ def _lines(
     kept: list[str] = []
     produced = 0
     chars = 0
-    complete = True
     results = run_files(task, files, stop)
     try:
         for _, _, lines in results:
@@ -261,13 +259,14 @@ def _lines(
                     kept.append(line)
                     chars += len(line) + 1
             if (wanted is not None and produced >= wanted) or chars > LIMIT + 1:
-                complete = False
                 break
     finally:
         results.close()  # an early stop lets workers finish and go back idle
     if produced == 0:
         return None
-    return paged(kept, produced if complete else None, head_limit, offset, "line")
+    # The page is cut only after a break, when more lines may follow uncounted: the
+    # lines kept till the end of the search are at most LIMIT characters.
+    return paged(kept, None, head_limit, offset, "line")
 
 
 def _map(
@@ -285,7 +284,7 @@ def _map(
             info = entry.stat()
         except OSError:
             continue
-        if not stat.S_ISREG(info.st_mode) or info.st_size > task.max_size or not info.st_size:
+        if info.st_size > task.max_size or not info.st_size:  # regular: as the walk found it
             continue
         if languages.needs_first_line(entry.name) and language_of(entry.name, entry.path) is None:
             continue
@@ -317,9 +316,9 @@ def _map(
     # A file that gave nothing (binary after all) keeps its place in the count.
     last, text = blocks[-1][0], "\n".join(block for _, block in blocks)
     shown = f"files {offset + 1}-{offset + last + 1} of {len(ordered)}"
-    if len(text) > LIMIT:  # one file's block alone is longer than the limit
+    if len(text) > LIMIT:  # the page's first file alone is longer than the limit
         text = text[:LIMIT]
-        shown = f"file {offset + last + 1} of {len(ordered)}, cut to its first {LIMIT} characters"
+        shown = f"file {offset + 1} of {len(ordered)}, cut to its first {LIMIT} characters"
     return (
         f"{text}\n\n[Truncated at {LIMIT} characters: showing {shown}. "
         f"To see more, call again with offset: {offset + last + 1}.]"

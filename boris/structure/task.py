@@ -198,7 +198,7 @@ def sites(
     return definition_sites(word, text, language)
 
 
-def outline(label: str, source: Source, kind: str | None, *, top_only: bool = False) -> list[str]:
+def outline(label: str, source: Source, kind: str | None, *, top_only: bool) -> list[str]:
     """A file's outline: its header, a note on syntax errors, then its definitions.
 
     In a map (``top_only``) the definitions are the file's top-level ones, below its

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from boris.structure.definitions import definitions
-from boris.structure.grammars import parse
+from boris.structure.grammars import load, parse
+from boris.structure.languages import KINDS, LANGUAGES
 from boris.structure.source import language_of
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -30,11 +31,14 @@ def outline(fixture: str) -> list[tuple[int, str, str, int, int]]:
     [
         ("inventory.go", {("method", "Store.Add"), ("method", "Stores.Largest"),
                           ("method", "Counter.Total"), ("struct", "Store"),
-                          ("interface", "Counter"), ("function", "price")}),
+                          ("interface", "Counter"), ("function", "price"),
+                          ("struct", "Stack"), ("method", "Stack.Push")}),
         ("shapes.rs", {("method", "Point.new"), ("method", "Shape.area"),
                        ("method", "Point.fmt"), ("method", "Area.describe"),
                        ("trait", "Area"), ("function", "units.to_meters"),
-                       ("function", "shoelace")}),
+                       ("function", "shoelace"), ("trait", "Sorted"),
+                       ("method", "Sorted.is_sorted_asc"), ("method", "is_sorted_asc"),
+                       ("method", "Labeled.inner")}),
         ("matrix.cpp", {("class", "linalg.Matrix"), ("method", "linalg.Matrix.transpose"),
                         ("method", "linalg.Gauss.solve"), ("function", "linalg.trace"),
                         ("module", "linalg"), ("type", "linalg.Index")}),
@@ -58,7 +62,9 @@ def outline(fixture: str) -> list[tuple[int, str, str, int, int]]:
                           ("interface", "Reviewed"), ("method", "Reviewed.by")}),
         ("buffer.c", {("function", "buffer_new"), ("type", "buffer_t"), ("struct", "buffer"),
                       ("constant", "BUFFER_DEFAULT"), ("function", "MAX"),
-                      ("variable", "buffer_count")}),
+                      ("variable", "buffer_count"), ("variable", "buffer_greeting"),
+                      ("variable", "buffer_rows"), ("function", "buffer_compare"),
+                      ("struct", "pair"), ("type", "pair_t")}),
         ("deploy.sh", {("function", "log"), ("function", "build"), ("function", "main")}),
     ],
 )  # fmt: skip
@@ -129,3 +135,15 @@ export const Panel = (props: Props) => <div>{props.label}</div>;
         ("function", "Button", 3, 5),
         ("function", "Panel", 7, 7),
     ]
+
+
+def test_every_language_loads_with_a_query_the_outline_reads() -> None:
+    """Each language's grammar loads with its query (after those it is based on); a
+    definition's capture names a kind the symbols tool takes (``kind``), the other
+    captures are a definition's name, a C declarator, a scope and a Go receiver."""
+    known = {f"definition.{kind}" for kind in KINDS} | {"name", "declarator", "scope", "receiver"}
+    for language in LANGUAGES:
+        query = load(language).definitions
+        captures = {query.capture_name(index) for index in range(query.capture_count)}
+        assert "name" in captures, language.name
+        assert captures <= known, language.name

@@ -133,7 +133,17 @@ def test_a_cut_is_made_only_between_statements(source: str, whole: bool) -> None
 def test_no_cut_after_a_block_without_its_body() -> None:
     """A block's first line just before the cut (its body missing) reads as a block
     with no body, which the rest of the file makes an error: there is no cut there."""
-    for opener in ("def get():", "class get:  # note", 'def get(s="#"):'):
+    openers = [
+        "def get():",
+        "class get:  # note",
+        "class get:# note",
+        'def get(s="#"):',
+        "# a comment first\ndef get():",
+        "import os\n# helpers\ndef get():",
+        # Blank lines and comments after it are passed by.
+        "def get():\n\n    # to do\n",
+    ]
+    for opener in openers:
         text = f"{opener}\nx = 1\n".encode()
         assert prefix_end(PYTHON, text, text.index(b"get") + 3) is None, opener
     text = b"def get(): pass\nx = 1\n"

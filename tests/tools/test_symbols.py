@@ -95,6 +95,52 @@ async def test_outline_of_a_file(client: Client[Any], workdir: Path) -> None:
     )
 
 
+RUST = """\
+pub struct Point {
+    x: f64,
+}
+
+impl Point {
+    pub fn new(x: f64) -> Point {
+        Point { x }
+    }
+}
+
+pub mod units {
+    pub struct Meters(f64);
+
+    impl Meters {
+        pub fn value(&self) -> f64 {
+            self.0
+        }
+    }
+}
+"""
+
+
+async def test_an_outline_shows_names_below_what_holds_them(
+    client: Client[Any], workdir: Path
+) -> None:
+    """A method of an impl block shows its type (the block is no definition of its
+    own), below the module that holds the block; definitions side by side with
+    nothing between them (minified code) are not nested."""
+    minified = "function a(){return 1}function b(){return a()}\n"
+    write_tree(workdir / "held", {"shapes.rs": RUST, "min.js": minified})
+    assert await symbols(client, path="held/shapes.rs") == (
+        "held/shapes.rs (Rust, 19 lines)\n"
+        "struct Point  1-3  pub struct Point {\n"
+        "method Point.new  6-8  pub fn new(x: f64) -> Point {\n"
+        "module units  11-19  pub mod units {\n"
+        "  struct Meters  12-12  pub struct Meters(f64);\n"
+        "  method Meters.value  15-17  pub fn value(&self) -> f64 {"
+    )
+    assert await symbols(client, path="held/min.js") == (
+        "held/min.js (JavaScript, 1 line)\n"
+        f"function a  1-1  {minified.strip()}\n"
+        f"function b  1-1  {minified.strip()}"
+    )
+
+
 async def test_outline_with_a_kind_lists_qualified_names(
     client: Client[Any], workdir: Path
 ) -> None:
@@ -161,6 +207,41 @@ async def test_definitions_by_name(client: Client[Any], workdir: Path) -> None:
     assert await symbols(client, path="names", name="nothing_here") == "No definitions found"
 
 
+async def test_a_search_by_name_in_one_file(client: Client[Any], workdir: Path) -> None:
+    write_tree(workdir / "one", {"server.py": SERVER})
+    assert await symbols(client, path="one/server.py", name="Config.load") == (
+        "one/server.py:18-19  method Server.Config.load  def load(self):"
+    )
+    assert await symbols(client, path="one/server.py", name="start", references=True) == (
+        "one/server.py:19:20  in Server.Config.load  return start(1)\n"
+        'one/server.py:23:16  in Server.run  return start(self.retries)  # and "start" in a string'
+    )
+    assert await symbols(client, path="one/server.py", name="stop") == "No definitions found"
+    assert (
+        await symbols(client, path="one/server.py", name="stop", references=True)
+        == "No references found"
+    )
+
+
+async def test_a_map_with_a_kind_shows_the_files_that_hold_one(
+    client: Client[Any], workdir: Path
+) -> None:
+    """Without a kind, a file that defines nothing is shown by its header alone."""
+    root = write_tree(
+        workdir / "mapkind",
+        {"a.py": "class A:\n    def run(self): pass\n", "b.py": "def b(): pass\n", "c.py": "b()\n"},
+    )
+    set_mtimes(root, ["c.py", "b.py", "a.py"])
+    assert await symbols(client, path="mapkind", kind="method") == (
+        "a.py (Python, 2 lines)\n  method A.run  2-2  def run(self): pass"
+    )
+    assert await symbols(client, path="mapkind") == (
+        "a.py (Python, 2 lines)\n  class A  1-2  class A:\n"
+        "b.py (Python, 1 line)\n  function b  1-1  def b(): pass\n"
+        "c.py (Python, 1 line)"
+    )
+
+
 async def test_a_search_by_name_finds_what_the_outline_shows(
     client: Client[Any], workdir: Path
 ) -> None:
@@ -205,6 +286,34 @@ async def test_references_are_code_only(client: Client[Any], workdir: Path) -> N
     )
 
 
+@pytest.mark.parametrize(
+    ("name", "source", "expected"),
+    [
+        # A name within a longer one is no use of it: Ruby's valid?, a private #count.
+        ("valid", "def valid\n  true\nend\n\ndef valid?\n  valid\nend\n\nputs valid?\n",
+         "f.rb:6:3  in valid?  valid"),
+        ("count", "class Counter {\n  #count = 0;\n  count() {\n    return this.#count;\n  }\n}\n",
+         None),
+        # A definition holds what it starts with (a C function's return type), not
+        # what follows its end at once (minified code).
+        ("node_t", "typedef struct node node_t;\n\nnode_t *node_new(void) {\n    return 0;\n}\n",
+         "f.c:3:1  in node_new  node_t *node_new(void) {"),
+        ("a", "function a(){return 1}a();\n",
+         "f.js:1:23  in (top level)  function a(){return 1}a();"),
+        # In Bash a name is used as a command, not as a word given to one.
+        ("build", "build() { make; }\necho build\nbuild\n", "f.sh:3:1  in (top level)  build"),
+    ],
+)  # fmt: skip
+async def test_a_reference_is_a_whole_name_in_what_holds_it(
+    client: Client[Any], workdir: Path, name: str, source: str, expected: str | None
+) -> None:
+    suffix = expected.split(":")[0].partition(".")[2] if expected else "js"
+    root = workdir / f"whole_{name}"
+    write_tree(root, {f"f.{suffix}": source})
+    found = await symbols(client, path=root.name, name=name, references=True)
+    assert found == (expected or "No references found")
+
+
 async def test_a_notebook_is_read_as_its_code_cells(client: Client[Any], workdir: Path) -> None:
     notebook = {
         "cells": [
@@ -223,6 +332,13 @@ async def test_a_notebook_is_read_as_its_code_cells(client: Client[Any], workdir
                 "outputs": [],
                 "source": "class Model:\n    def fit(self):\n        return plot(1)\n",
             },
+            {
+                "cell_type": "code",
+                "execution_count": 3,
+                "metadata": {},
+                "outputs": [],
+                "source": "Model().fit()\n",
+            },
         ],
         "metadata": {},
         "nbformat": 4,
@@ -230,7 +346,7 @@ async def test_a_notebook_is_read_as_its_code_cells(client: Client[Any], workdir
     }
     write_tree(workdir / "nb", {"work.ipynb": json.dumps(notebook)})
     assert await symbols(client, path="nb/work.ipynb") == (
-        "nb/work.ipynb (Python notebook, 3 cells)\n"
+        "nb/work.ipynb (Python notebook, 4 cells)\n"
         "function plot  cell 2:2-3  def plot(x):\n"
         "class Model  cell 3:1-3  class Model:\n"
         "  method fit  cell 3:2-3  def fit(self):"
@@ -240,6 +356,52 @@ async def test_a_notebook_is_read_as_its_code_cells(client: Client[Any], workdir
     )
     assert await symbols(client, path="nb", name="plot", references=True) == (
         "work.ipynb:cell 3:3:16  in Model.fit  return plot(1)"
+    )
+    # Cells without the name are passed by.
+    assert await symbols(client, path="nb", name="Model", references=True) == (
+        "work.ipynb:cell 4:1:1  in (top level)  Model().fit()"
+    )
+
+
+async def test_the_header_of_a_notebook_counts_its_cells(
+    client: Client[Any], workdir: Path
+) -> None:
+    cell = {"cell_type": "markdown", "metadata": {}, "source": "# title"}
+    for cells in ([], [cell]):
+        notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+        write_tree(workdir / "nbcount", {"n.ipynb": json.dumps(notebook)})
+        count = "1 cell" if cells else "0 cells"
+        assert await symbols(client, path="nbcount/n.ipynb") == (
+            f"nbcount/n.ipynb (Python notebook, {count})"
+        )
+
+
+async def test_syntax_errors_of_notebook_cells_are_noted_by_cell(
+    client: Client[Any], workdir: Path
+) -> None:
+    code: dict[str, Any] = {"cell_type": "code", "execution_count": None, "metadata": {}}
+    notebook = {
+        "cells": [
+            {**code, "outputs": [], "source": "def ok():\n    pass\n"},
+            {**code, "outputs": [], "source": "\ndef broken(:\n    pass\n"},
+            {"cell_type": "markdown", "metadata": {}, "source": "# notes"},
+            {**code, "outputs": [], "source": "class Also(:\n"},
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    write_tree(workdir / "nberr", {"bad.ipynb": json.dumps(notebook)})
+    lines = (await symbols(client, path="nberr/bad.ipynb")).split("\n")
+    assert lines[:3] == [
+        "nberr/bad.ipynb (Python notebook, 4 cells)",
+        "[Syntax errors, the first at cell 2, line 2; cell 4, line 1: definitions near them "
+        "may be missing or cut short.]",
+        "function ok  cell 1:1-2  def ok():",
+    ]
+    assert (await symbols(client, path="nberr")).split("\n")[0] == (
+        "bad.ipynb (Python notebook, 4 cells) [syntax errors: first at cell 2, line 2; "
+        "cell 4, line 1]"
     )
 
 
@@ -271,6 +433,11 @@ async def test_files_it_cannot_read_get_a_note(client: Client[Any], workdir: Pat
         "notes/lib.py: not read: a binary file, or a notebook that is not valid JSON"
     )
     assert await symbols(client, path="notes/empty.py") == "notes/empty.py (Python, 0 lines)"
+    for name, content in (("list.ipynb", "[1]"), ("broken.ipynb", '{"cells": ')):
+        write_tree(workdir / "notes", {name: content})
+        assert await symbols(client, path=f"notes/{name}") == (
+            f"notes/{name}: not read: a binary file, or a notebook that is not valid JSON"
+        )
     # In a walk they are skipped, as grep skips them.
     assert await symbols(client, path="notes") == "No files of a known language found"
 
@@ -285,6 +452,28 @@ async def test_a_file_without_an_extension_is_told_by_its_first_line(
     assert await symbols(client, path="shebang", name="ship") == (
         "deploy:2-2  function ship  ship() { echo; }"
     )
+
+
+async def test_a_name_after_a_line_ending_in_a_dot_is_a_definition(
+    client: Client[Any], workdir: Path
+) -> None:
+    """A name just after a dot is a member (``obj.usage``), passed by in a search for
+    definitions; not one at the start of a line after a sentence's full stop."""
+    script = (
+        '#!/bin/sh\n# Prints how to call this script.\nusage() {\n  echo "Usage: run.sh FILE"\n}\n'
+    )
+    write_tree(workdir / "sentence", {"run.sh": script})
+    assert await symbols(client, path="sentence", name="usage") == (
+        "run.sh:3-5  function usage  usage() {"
+    )
+
+
+async def test_a_pattern_re2_refuses_writes_nothing_to_stderr(
+    client: Client[Any], capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The server's stderr is its log: RE2's own report of a bad pattern stays out."""
+    assert (await symbols_error(client, name="a(", regex=True)).startswith("[INVALID_INPUT] ")
+    assert capfd.readouterr().err == ""
 
 
 async def test_files_are_chosen_as_grep_chooses_them(client: Client[Any], workdir: Path) -> None:
@@ -408,15 +597,24 @@ async def test_a_map_skips_what_grep_skips(client: Client[Any], workdir: Path) -
     )
     set_mtimes(root, ["g_last.py", "f_run", "e_over.py", "d_exact.py", "c_empty.py"])
     assert (root / "d_exact.py").stat().st_size == limit
-    assert await symbols(client, path="skipped") == (
-        "d_exact.py (Python, 2 lines)\n"
-        "  function exact  1-1  def exact(): pass\n"
-        "f_run (Bash, 2 lines)\n"
-        "  function run  2-2  run() { :; }\n"
-        "g_last.py (Python, 1 line)\n"
-        "  function last  1-1  def last(): pass"
+    shown = [
+        "d_exact.py (Python, 2 lines)\n  function exact  1-1  def exact(): pass",
+        "f_run (Bash, 2 lines)\n  function run  2-2  run() { :; }",
+        "g_last.py (Python, 1 line)\n  function last  1-1  def last(): pass",
+    ]
+    assert await symbols(client, path="skipped") == "\n".join(shown)
+    # Pages count only those files.
+    for offset, block in enumerate(shown):
+        assert await symbols(client, path="skipped", offset=offset, head_limit=1) == block
+    assert (
+        await symbols(client, path="skipped", offset=len(shown))
+        == "No files of a known language found"
     )
-    write_tree(workdir / "nothing", {"notes.txt": "x\n", "data": "def f(): pass\n"})
+    # A #! line tells the language of a file without an extension only.
+    write_tree(
+        workdir / "nothing",
+        {"notes.txt": "x\n", "data": "def f(): pass\n", "run.txt": "#!/bin/sh\nrun() { :; }\n"},
+    )
     assert await symbols(client, path="nothing") == "No files of a known language found"
 
 
@@ -450,6 +648,74 @@ async def test_a_map_is_cut_after_the_last_file_that_fits(
                 f"{first}\n\n[Truncated at 30000 characters: showing files 1-1 of 2. "
                 "To see more, call again with offset: 1.]"
             )
+
+
+def map_block(label: str, names: list[str], last_parameter: str = "") -> str:
+    """A map's part for a file of one-line functions ``def <name>(): pass``, the last
+    one with ``last_parameter``: its header and each function (SPEC "symbols")."""
+    count = len(names)
+    lines = [f"{label} (Python, {count} line{'s' if count != 1 else ''})"]
+    for number, name in enumerate(names, 1):
+        parameter = last_parameter if number == count else ""
+        lines.append(f"  function {name}  {number}-{number}  def {name}({parameter}): pass")
+    return "\n".join(lines)
+
+
+def functions_of_length(label: str, length: int) -> tuple[str, str]:
+    """A file of one-line functions whose map part is exactly ``length`` characters:
+    its source and its map part."""
+    names = [f"f{n:04}" for n in range(length // 50)]
+    while len(map_block(label, [*names, "f9999"])) < length:
+        names.append(f"f{len(names):04}")
+    missing = length - len(map_block(label, names))
+    names[-1] += "x" * (missing // 2)  # a name shows twice, a parameter once
+    parameter = "a" * (missing % 2)
+    source = "".join(
+        f"def {name}({parameter if n == len(names) - 1 else ''}): pass\n"
+        for n, name in enumerate(names)
+    )
+    block = map_block(label, names, parameter)
+    assert len(block) == length
+    return source, block
+
+
+async def test_a_map_page_ends_with_the_last_whole_file_that_fits(
+    client: Client[Any], workdir: Path
+) -> None:
+    """Files after an offset are shown while they fit in 30,000 characters; the note
+    names the files shown, of all, and the offset of the first one left out."""
+    big, _ = functions_of_length("d.py", 29_950)
+    root = write_tree(
+        workdir / "fits",
+        {
+            "a.py": "def a(): pass\n",
+            "b.py": "def b(): pass\n",
+            "c.py": "def c(): pass\n",
+            "d.py": big,
+        },
+    )
+    set_mtimes(root, ["d.py", "c.py", "b.py", "a.py"])
+    assert await symbols(client, path="fits", offset=1) == (
+        f"{map_block('b.py', ['b'])}\n{map_block('c.py', ['c'])}\n\n"
+        "[Truncated at 30000 characters: showing files 2-3 of 4. "
+        "To see more, call again with offset: 3.]"
+    )
+
+
+async def test_a_map_cuts_a_file_longer_than_a_page(client: Client[Any], workdir: Path) -> None:
+    """One file's part of the map of exactly 30,000 characters is a page of its own; one
+    character more, and it is cut to its first 30,000."""
+    for extra in (0, 1):
+        source, block = functions_of_length("big.py", 30_000 + extra)
+        root = write_tree(workdir / f"alone{extra}", {"big.py": source, "small.py": "x = 1\n"})
+        set_mtimes(root, ["small.py", "big.py"])
+        shown = (
+            "files 1-1 of 2" if not extra else ("file 1 of 2, cut to its first 30000 characters")
+        )
+        assert await symbols(client, path=root.name) == (
+            f"{block[:30_000]}\n\n[Truncated at 30000 characters: showing {shown}. "
+            "To see more, call again with offset: 1.]"
+        )
 
 
 async def test_pages_of_a_search_by_name_are_slices_of_the_whole(
@@ -559,6 +825,7 @@ async def test_the_first_line_names_the_interpreter_as_a_shell_runs_it(
     version number left off: what the kernel and env would run."""
     lines = {
         "plain": "#!/bin/bash",
+        "bare": "#!python3",
         "spaced": "#! /usr/bin/python3",
         "versioned": "#!/usr/local/bin/python3.12",
         "env": "#!/usr/bin/env ruby",
@@ -580,6 +847,7 @@ async def test_the_first_line_names_the_interpreter_as_a_shell_runs_it(
         found[name] = answer[len(header) :].split(",")[0] if answer.startswith(header) else None
     assert found == {
         "plain": "Bash",
+        "bare": "Python",
         "spaced": "Python",
         "versioned": "Python",
         "env": "Ruby",

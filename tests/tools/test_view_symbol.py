@@ -7,6 +7,7 @@ tests/structure/test_structure_properties.py.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -141,6 +142,13 @@ async def test_a_symbol_in_a_notebook_shows_its_cell(client: Client[Any], workdi
                 "outputs": [],
                 "source": "x = 1\ndef plot():\n    return x\n",
             },
+            {
+                "cell_type": "code",
+                "execution_count": None,
+                "metadata": {},
+                "outputs": [],
+                "source": "plot()\n",
+            },
         ],
         "metadata": {},
         "nbformat": 4,
@@ -171,13 +179,9 @@ async def test_nearest_names_are_qualified_for_a_qualified_symbol(
         '[SYMBOL_NOT_FOUND] no definition of "handle" in near/many.py; '
         "nearest names: handle6, handle5, handle4, handle3, handle2"
     )
-    assert (
-        await view_error(client, path="near/plain.py", symbol="x")
-        == (
-            '[SYMBOL_NOT_FOUND] no definition of "x" in near/plain.py; '
-            "it defines nothing symbols can see"
-        )
-        or True
+    assert await view_error(client, path="near/plain.py", symbol="x") == (
+        '[SYMBOL_NOT_FOUND] no definition of "x" in near/plain.py; '
+        "it defines nothing symbols can see"
     )
 
 
@@ -218,4 +222,18 @@ async def test_definitions_in_notebook_cells_are_listed_by_cell(
         "the path of the file that holds the one to view:\n"
         "twice.ipynb:cell 1:1 function run\n"
         "twice.ipynb:cell 2:2 function run"
+    )
+
+
+async def test_nearest_names_come_from_the_first_5000_files(
+    client: Client[Any], workdir: Path
+) -> None:
+    """README's limits: the names of files after the first 5,000 of a tree are not
+    suggested."""
+    root = write_tree(workdir / "far", {"a/0000.txt": "", "b/store.py": CACHE})
+    for n in range(1, 5000):  # names of one empty file: made fastest
+        os.link(root / "a/0000.txt", root / f"a/{n:04}.txt")
+    assert await view_error(client, path="far", symbol="ItemCach") == (
+        f'[SYMBOL_NOT_FOUND] no definition of "ItemCach" in {workdir}/far; '
+        "it defines nothing symbols can see"
     )

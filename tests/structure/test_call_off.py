@@ -1,0 +1,83 @@
+"""A structure search called off ends with Stopped wherever the call off finds it: in
+the walk of a tree, among its files, or, for view's symbol, in the look for the nearest
+names after the search by name found none. Every search here runs in this process
+(the workers' call off is in test_structure_pool.py)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from boris.files.access import FileAccess
+from boris.files.scope import PathScope
+from boris.search import pool as searchpool
+from boris.stop import Stopped
+from boris.structure import symbols as engine
+from boris.structure.locate import locate
+from tests.support.trees import write_tree
+
+
+@pytest.fixture(autouse=True)
+def in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(searchpool, "shared_pool", lambda: None)
+
+
+def access(root: Path) -> FileAccess:
+    return FileAccess(
+        cwd=str(root),
+        scope=PathScope([], []),
+        max_size=1 << 20,
+        view_first=False,
+        viewed=lambda path: True,
+        mark_viewed=lambda path: None,
+    )
+
+
+def called_off() -> threading.Event:
+    stop = threading.Event()
+    stop.set()
+    return stop
+
+
+class SetOnLook:
+    """A stop set from its ``look``-th look on: a call off that comes while the search
+    runs, after the looks before it."""
+
+    def __init__(self, look: int) -> None:
+        self.look = look
+        self.looks = 0
+
+    def is_set(self) -> bool:
+        self.looks += 1
+        return self.looks >= self.look
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [engine.Request(), engine.Request(name="one"), engine.Request(name="one", references=True)],
+    ids=["map", "definitions", "references"],
+)
+def test_a_search_called_off_stops(tmp_path: Path, request_: engine.Request) -> None:
+    """Called off before it starts: in a tree of files, as it looks at the first file;
+    in a tree of directories alone, as it enters the first."""
+    files = write_tree(tmp_path / "files", {"a.py": "def one(): pass\n", "b.py": "one()\n"})
+    directories = write_tree(tmp_path / "directories", {"empty/": ""})
+    for root in (files, directories):
+        with pytest.raises(Stopped):
+            engine.run(access(root), request_, called_off())
+
+
+def test_a_symbol_called_off_stops(tmp_path: Path) -> None:
+    """In a file: as the search by name looks at it; once that search looked (and found
+    nothing), as the nearest names are looked for. In a tree of one directory: as
+    either walk enters it."""
+    root = write_tree(tmp_path, {"file/a.py": "def one(): pass\n", "tree/empty/": ""})
+    with pytest.raises(Stopped):
+        locate(access(root), "file/a.py", "one", called_off())
+    with pytest.raises(Stopped):
+        locate(access(root), "file/a.py", "two", SetOnLook(2))
+    for look in (1, 2):
+        with pytest.raises(Stopped):
+            locate(access(root), "tree", "two", SetOnLook(look))
