@@ -306,6 +306,92 @@ async def test_other_styles_keep_their_bytes_and_style(
     assert after.startswith(first[: first.rindex("{")])
 
 
+def in_nbformat_order(notebook: Any) -> str:
+    """As a writer that keeps the order nbformat makes its objects in (a notebook's keys
+    not sorted, "cells" last), indented by two, sources split into lines as nbformat
+    splits them."""
+    content = json.loads(json.dumps(notebook))
+    for cell in content["cells"]:
+        cell["source"] = cell["source"].splitlines(keepends=True)
+    return json.dumps(content, indent=2, ensure_ascii=False) + "\n"
+
+
+EMPTY_STYLES: dict[str, Callable[[Any], str]] = {
+    "crlf": lambda notebook: crlf(jupyter(notebook)),
+    "compact": lambda notebook: compact(jupyter(notebook)),
+    "ascii-escaped": lambda notebook: ascii_escaped(jupyter(notebook)),
+    "nbformat-order": in_nbformat_order,
+    "after-a-blank-line": lambda notebook: "\n" + jupyter(notebook),
+}
+
+
+@pytest.mark.parametrize("style", sorted(EMPTY_STYLES))
+async def test_the_first_cell_of_an_empty_notebook_is_written_in_its_style(
+    client: Client[Any], case: Path, style: str
+) -> None:
+    """With no cell to copy, the first is written in the style of the notebook around it:
+    its line breaks, one level of indentation below the line of "cells", separators,
+    escapes, and key order (nbformat's where the file's keys are not sorted)."""
+    write = EMPTY_STYLES[style]
+    kernel = {"display_name": "Pythön 3", "language": "python", "name": "python3"}
+    notebook = new_notebook(metadata={"kernelspec": kernel})
+    path = case / "n.ipynb"
+    await prepared(client, path, write(notebook))
+    ok_text(
+        await edit(
+            client, path, cell=0, edit_mode="insert", new_source="é = 1\nb = 2", cell_type="code"
+        )
+    )
+    after = path.read_bytes().decode()
+    notebook.cells.append(new_code_cell("é = 1\nb = 2", id=json.loads(after)["cells"][0]["id"]))
+    assert after == write(notebook)
+
+
+def a_cell_a_line(notebook: Any) -> str:
+    """Each cell on a line of its own; the rest of the notebook on the first and last."""
+    content = as_json(notebook)
+    cells = ",\n".join(json.dumps(cell, sort_keys=True) for cell in content.pop("cells"))
+    return '{"cells": [\n' + cells + "\n], " + json.dumps(content, sort_keys=True)[1:] + "\n"
+
+
+@pytest.mark.parametrize("after_cell", [0, 1, 2])
+async def test_a_new_cell_is_separated_as_the_files_cells_are(
+    client: Client[Any], case: Path, after_cell: int
+) -> None:
+    """The separator between two cells is copied from the file (here a line break), not
+    made from a cell's own style (one line, items separated by a space)."""
+    path = case / "n.ipynb"
+    notebook = new_notebook(cells=[new_code_cell("a", id="a"), new_markdown_cell("b", id="b")])
+    await prepared(client, path, a_cell_a_line(notebook))
+    ok_text(
+        await edit(
+            client, path, cell=after_cell, edit_mode="insert", new_source="c", cell_type="markdown"
+        )
+    )
+    after = path.read_text(encoding="utf-8")
+    inserted = json.loads(after)["cells"][after_cell]["id"]
+    notebook.cells.insert(after_cell, new_markdown_cell("c", id=inserted))
+    assert after == a_cell_a_line(notebook)
+
+
+@pytest.mark.parametrize("mode", ["replace", "insert"])
+async def test_a_layout_a_cell_cannot_be_written_in_is_refused(
+    client: Client[Any], case: Path, mode: str
+) -> None:
+    """Colons that start lines (valid JSON, which no writer makes) give no separator to
+    write a key and its value with: the edit is refused, the file left as it was."""
+    path = case / "n.ipynb"
+    before = await prepared(client, path, jupyter(sample()).replace('": ', '"\n: '))
+    arguments: dict[str, Any] = {"cell": 1, "edit_mode": mode, "new_source": "x"}
+    if mode == "insert":
+        arguments["cell_type"] = "code"
+    assert error_text(await edit(client, path, **arguments)) == (
+        f"[NOTEBOOK_INVALID] the edit could not be written in the layout of {path}, so it was "
+        "not made"
+    )
+    assert path.read_text(encoding="utf-8") == before
+
+
 # --- addressing ------------------------------------------------------------------------
 
 

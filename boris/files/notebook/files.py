@@ -156,7 +156,7 @@ def _replace(
 ) -> tuple[str, str]:
     old = notebook.cells[index]
     spans = layout(notebook.text)
-    style = _style(notebook, spans, old, spans.cells[index][0])
+    style = _style(notebook, old, spans.cells[index][0])
     kind = cell_type or old["cell_type"]
     new = dict(old)
     new["cell_type"] = kind
@@ -173,7 +173,8 @@ def _replace(
         new.pop("execution_count", None)
     start, end = spans.cells[index]
     text = notebook.text[:start] + _dump(new, style) + notebook.text[end:]
-    _check(text, notebook, len(notebook.cells), index, new, path)
+    _check(text, len(notebook.cells), index, new, path)
+    _check_cell(new, notebook.minor, index, path)
     number = index + 1
     return text, f"Replaced cell {number} of {path}{cleared}\n\n{_shown(number, new)}"
 
@@ -197,7 +198,7 @@ def _insert(
     text = notebook.text
     if cells:
         neighbour = max(after, 0)
-        style = _style(notebook, spans, cells[neighbour], spans.cells[neighbour][0])
+        style = _style(notebook, cells[neighbour], spans.cells[neighbour][0])
         new["source"] = _source_value(source, style.source_lines)
         dumped = _dump(new, style)
         separator = _separator(text, spans, style)
@@ -218,7 +219,8 @@ def _insert(
             inside = style.newline + style.base + dumped + style.newline + closing
         text = text[: spans.open + 1] + inside + text[spans.close :]
     index = after + 1
-    _check(text, notebook, len(cells) + 1, index, new, path)
+    _check(text, len(cells) + 1, index, new, path)
+    _check_cell(new, notebook.minor, index, path)
     number = index + 1
     now = _count(len(cells) + 1)
     return text, f"Inserted cell {number} in {path} ({now} now)\n\n{_shown(number, new)}"
@@ -234,7 +236,7 @@ def _delete(notebook: Notebook, index: int, path: str) -> tuple[str, str]:
         text = text[: spans.cells[index][0]] + text[spans.cells[index + 1][0] :]
     else:
         text = text[: spans.cells[index - 1][1]] + text[spans.cells[index][1] :]
-    _check(text, notebook, len(cells) - 1, None, None, path)
+    _check(text, len(cells) - 1, None, None, path)
     old = cells[index]
     named = f" (id {old['id']})" if "id" in old else ""
     return text, f"Deleted cell {index + 1}{named} of {path} ({_count(len(cells) - 1)} now)"
@@ -250,16 +252,10 @@ def _shown(number: int, cell: dict[str, Any]) -> str:
 
 
 def _check(
-    text: str,
-    before: Notebook,
-    count: int,
-    index: int | None,
-    cell: dict[str, Any] | None,
-    path: str,
+    text: str, count: int, index: int | None, cell: dict[str, Any] | None, path: str
 ) -> None:
-    """The edited text, read back: JSON holding the cells expected, and an edited cell
-    that nbformat finds valid. The rest of the file is the text that was valid before,
-    so the cell is all that needs checking again. Nothing is written otherwise."""
+    """The edited text, read back: JSON holding ``count`` cells, the one at ``index``
+    (if any) ``cell``. Nothing is written otherwise."""
     try:
         content = json.loads(text)
     except (ValueError, RecursionError):
@@ -275,14 +271,18 @@ def _check(
             Code.NOTEBOOK_INVALID,
             f"the edit could not be written in the layout of {path}, so it was not made",
         )
-    if cell is not None and index is not None:
-        problem = cell_problem(cell, before.minor, index + 1)
-        if problem is not None:
-            raise BorisError(
-                Code.NOTEBOOK_INVALID,
-                f"the edit would leave {path} invalid, so it was not made: not a valid "
-                f"nbformat 4 notebook: {problem}",
-            )
+
+
+def _check_cell(cell: dict[str, Any], minor: int, index: int, path: str) -> None:
+    """The new cell, at ``index``, checked by nbformat: the rest of the file is the text
+    that was valid before, so the cell is all that needs checking again."""
+    problem = cell_problem(cell, minor, index + 1)
+    if problem is not None:
+        raise BorisError(
+            Code.NOTEBOOK_INVALID,
+            f"the edit would leave {path} invalid, so it was not made: not a valid "
+            f"nbformat 4 notebook: {problem}",
+        )
 
 
 def _canonical(value: Any) -> str:
@@ -310,7 +310,7 @@ class _Style:
     key_order: tuple[str, ...]
 
 
-def _style(notebook: Notebook, spans: Layout, cell: dict[str, Any], start: int) -> _Style:
+def _style(notebook: Notebook, cell: dict[str, Any], start: int) -> _Style:
     """The style of the file's cell ``cell``, whose text starts at ``start``."""
     text = notebook.text
     indent, base, newline, items, keys = _object_style(text, start)

@@ -58,11 +58,13 @@ def is_notebook_name(path: str) -> bool:
 
 
 class NotNotebook(Exception):
-    """The file is not a valid nbformat 4 notebook; ``reason`` says why, in words."""
+    """The file is not a valid nbformat 4 notebook; ``reason`` (its one argument) says
+    why, in words."""
 
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+    @property
+    def reason(self) -> str:
+        reason: str = self.args[0]
+        return reason
 
 
 @dataclass
@@ -268,13 +270,16 @@ def cell_problem(cell: dict[str, Any], minor: int, number: int) -> str | None:
 
 
 def _where(path: list[Any], first: int) -> str:
-    """A validator's path into the notebook, cells numbered from ``first``."""
-    head = ""
+    """A validator's path into the notebook, cells numbered from ``first``: ``cell 2,
+    outputs[0].name: ``, or nothing for the notebook itself."""
+    parts = []
     if len(path) >= 2 and path[0] == "cells" and isinstance(path[1], int):
-        head, path = f"cell {path[1] + first}", path[2:]
-    rest = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path)
-    where = ", ".join(part for part in (head, rest.lstrip(".")) if part)
-    return f"{where}: " if where else ""
+        parts.append(f"cell {path[1] + first}")
+        path = path[2:]
+    if path:
+        keys = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path)
+        parts.append(keys.removeprefix("."))
+    return f"{', '.join(parts)}: " if parts else ""
 
 
 def _cut(text: str) -> str:
@@ -293,9 +298,14 @@ def _json_kind(value: object) -> str:
 
 
 def source_text(cell: dict[str, Any]) -> str:
-    """A cell's source as one string (the file may hold it as a list of lines)."""
-    source = cell.get("source", "")
-    return source if isinstance(source, str) else "".join(source)
+    """A cell's source as one string."""
+    return multiline_text(cell.get("source", ""))
+
+
+def multiline_text(value: str | Sequence[str]) -> str:
+    """A text as a notebook holds it (a source, an output's text or data): one string,
+    or a list of lines."""
+    return value if isinstance(value, str) else "".join(value)
 
 
 # --- where the cells are in the text ---------------------------------------------------

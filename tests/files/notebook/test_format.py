@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
+from array import array
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -96,3 +99,30 @@ def test_a_verdict_is_not_kept_for_a_file_that_just_changed() -> None:
     just = (0, next(_inodes), len(data), 0, 2**62)  # changed "now", as far as time goes
     notebook_format.parse(data, just)
     assert isinstance(notebook_format.parse(data, just).cells, list)
+
+
+def shape(cells: int) -> notebook_format._Shape:
+    """Where the cells of a notebook of ``cells`` cells are, as a verdict keeps it."""
+    return notebook_format._Shape({}, array("q", bytes(8 * cells)))
+
+
+def test_the_places_of_cells_kept_are_bounded_the_least_recently_used_go_first() -> None:
+    """Where the cells of valid notebooks are is kept for a million cells of all of them:
+    beyond, the least recently used notebooks lose theirs, keeping their verdicts."""
+    verdicts = notebook_format._Verdicts()
+    read = time.time_ns()
+    a, b, c = ((0, inode, 0, 0, 0) for inode in (1, 2, 3))  # long unchanged
+    a_shape, b_shape, c_shape = shape(700_000), shape(400_000), shape(400_000)
+
+    def kept() -> list[Any]:
+        return [verdicts.get(key) for key in (a, b, c)]
+
+    verdicts.keep(a, None, read, a_shape)
+    verdicts.keep(b, None, read, b_shape)
+    assert kept() == [(True, None, None), (True, None, b_shape), (False, None, None)]
+    verdicts.keep(c, None, read, c_shape)  # 800,000 cells: both kept
+    assert kept() == [(True, None, None), (True, None, b_shape), (True, None, c_shape)]
+    verdicts.get(b)
+    a_shape = shape(300_000)
+    verdicts.keep(a, None, read, a_shape)  # read again: c is now the least recently used
+    assert kept() == [(True, None, a_shape), (True, None, b_shape), (True, None, None)]
