@@ -127,6 +127,20 @@ async def test_the_cell_shown_after_an_edit_is_cut_as_view_cuts_it(
     assert lines[-1] == "[Truncated: cell 2 goes on from line 2000 of its 3000 source lines.]"
 
 
+async def test_the_cell_shown_after_an_edit_fills_an_answer_whole(
+    client: Client[Any], case: Path
+) -> None:
+    """A cell of exactly as many lines as an answer holds (2,000: its header and 1,999
+    source lines) is shown whole."""
+    path = case / "n.ipynb"
+    await prepared(client, path, jupyter(sample()))
+    source = "".join(f"x{n} = {n}\n" for n in range(1, 2000))
+    lines = ok_text(await edit(client, path, cell=2, new_source=source)).splitlines()
+    assert lines[2:4] == ["[cell 2] code id=run execution_count=none", "   1\tx1 = 1"]
+    assert lines[-1] == "1999\tx1999 = 1999"
+    assert len(lines) == 2 + 2000
+
+
 async def test_replace_in_a_jupyter_file_is_what_jupyter_writes(
     client: Client[Any], case: Path
 ) -> None:
@@ -239,6 +253,29 @@ async def test_delete(client: Client[Any], case: Path, writer: str, number: int)
     assert ok_text(result) == f"Deleted cell {number}{named} of {path} (3 cells now)"
 
 
+@pytest.mark.parametrize("number", [1, 2, 3])
+async def test_delete_keeps_the_other_cells_separators(
+    client: Client[Any], case: Path, number: int
+) -> None:
+    """A cell goes with the separator after it (before it, for the last one): the other
+    separators stay as they were, however they differ."""
+    path = case / "n.ipynb"
+    notebook = new_notebook(cells=[new_markdown_cell(name, id=name) for name in "abc"])
+    content = as_json(notebook)
+    cells = [json.dumps(cell, sort_keys=True) for cell in content.pop("cells")]
+    rest = json.dumps(content, sort_keys=True)[1:]
+    separators = [",\n", ",\n\n  "]
+    before = [cells[0], separators[0], cells[1], separators[1], cells[2]]
+    await prepared(client, path, '{"cells": [\n' + "".join(before) + "\n], " + rest)
+    ok_text(await edit(client, path, cell=number, edit_mode="delete"))
+    after = {
+        1: [cells[1], separators[1], cells[2]],
+        2: [cells[0], separators[0], cells[2]],
+        3: [cells[0], separators[0], cells[1]],
+    }[number]
+    assert path.read_text(encoding="utf-8") == '{"cells": [\n' + "".join(after) + "\n], " + rest
+
+
 async def test_delete_the_only_cell(client: Client[Any], case: Path, writer: str) -> None:
     path = case / "n.ipynb"
     content = as_json(sample())
@@ -283,7 +320,18 @@ def one_string_sources(text: str) -> str:
     return json.dumps(content, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-@pytest.mark.parametrize("style", [crlf, compact, ascii_escaped, unsorted, one_string_sources])
+def cells_in_nbformat_order(text: str) -> str:
+    """The keys of cells in the order nbformat makes them in, the notebook's own sorted."""
+    order = list(new_code_cell())
+    content = json.loads(text)
+    content["cells"] = [{key: c[key] for key in order if key in c} for c in content["cells"]]
+    return json.dumps(content, indent=1, ensure_ascii=False) + "\n"
+
+
+@pytest.mark.parametrize(
+    "style",
+    [crlf, compact, ascii_escaped, unsorted, one_string_sources, cells_in_nbformat_order],
+)
 async def test_other_styles_keep_their_bytes_and_style(
     client: Client[Any], case: Path, style: Callable[[str], str]
 ) -> None:

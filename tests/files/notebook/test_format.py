@@ -90,6 +90,7 @@ def test_a_notebook_read_lazily_shows_as_one_read_whole(
         lazy = notebook_format.parse(data, known)
         assert isinstance(lazy.cells, notebook_format._Cells)
         assert list(lazy.cells) == whole.cells == content["cells"]
+        assert lazy.cells[first - 1 :] == whole.cells[first - 1 :]
         cell_range = (first, 4) if ranged else None
         assert render(lazy, cell_range, "p").text == render(whole, cell_range, "p").text
 
@@ -111,18 +112,35 @@ def test_the_places_of_cells_kept_are_bounded_the_least_recently_used_go_first()
     beyond, the least recently used notebooks lose theirs, keeping their verdicts."""
     verdicts = notebook_format._Verdicts()
     read = time.time_ns()
-    a, b, c = ((0, inode, 0, 0, 0) for inode in (1, 2, 3))  # long unchanged
-    a_shape, b_shape, c_shape = shape(700_000), shape(400_000), shape(400_000)
+    a, b, c, d = ((0, inode, 0, 0, 0) for inode in range(4))  # files long unchanged
+    shapes: dict[Any, Any] = {}
+    recent: list[Any] = []  # the files by their last use, the least recent first
+
+    def use(key: Any) -> None:
+        if key in recent:
+            recent.remove(key)
+        recent.append(key)
+
+    def keep(key: Any, cells: int) -> None:
+        shapes[key] = shape(cells)
+        verdicts.keep(key, None, read, shapes[key])
+        use(key)
 
     def kept() -> list[Any]:
-        return [verdicts.get(key) for key in (a, b, c)]
+        """Each file's kept shape: None where only the verdict is kept, or none."""
+        found = {key: verdicts.get(key) for key in recent}  # used in that order: unchanged
+        assert all(known and verdict is None for known, verdict, _ in found.values())
+        assert verdicts.get(d) == (False, None, None) or d in found
+        return [found[key][2] if key in found else None for key in (a, b, c, d)]
 
-    verdicts.keep(a, None, read, a_shape)
-    verdicts.keep(b, None, read, b_shape)
-    assert kept() == [(True, None, None), (True, None, b_shape), (False, None, None)]
-    verdicts.keep(c, None, read, c_shape)  # 800,000 cells: both kept
-    assert kept() == [(True, None, None), (True, None, b_shape), (True, None, c_shape)]
+    keep(a, 600_000)
+    keep(b, 400_000)  # a million: all kept
+    assert kept() == [shapes[a], shapes[b], None, None]
+    keep(c, 100_000)  # a's go
+    assert kept() == [None, shapes[b], shapes[c], None]
     verdicts.get(b)
-    a_shape = shape(300_000)
-    verdicts.keep(a, None, read, a_shape)  # read again: c is now the least recently used
-    assert kept() == [(True, None, a_shape), (True, None, b_shape), (True, None, None)]
+    use(b)
+    keep(a, 600_000)  # read again: c's go, b being used more recently
+    assert kept() == [shapes[a], shapes[b], None, None]
+    keep(d, 1)  # then b's, c having none
+    assert kept() == [shapes[a], None, None, shapes[d]]
