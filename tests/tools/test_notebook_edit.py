@@ -320,6 +320,13 @@ def one_string_sources(text: str) -> str:
     return json.dumps(content, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+def trailing_spaces(text: str) -> str:
+    """As json.dumps with an indent wrote before Python 3.4: a space after each comma,
+    at the end of its line too."""
+    content = json.loads(text)
+    return json.dumps(content, indent=1, sort_keys=True, separators=(", ", ": ")) + "\n"
+
+
 def cells_in_nbformat_order(text: str) -> str:
     """The keys of cells in the order nbformat makes them in, the notebook's own sorted."""
     order = list(new_code_cell())
@@ -330,7 +337,15 @@ def cells_in_nbformat_order(text: str) -> str:
 
 @pytest.mark.parametrize(
     "style",
-    [crlf, compact, ascii_escaped, unsorted, one_string_sources, cells_in_nbformat_order],
+    [
+        crlf,
+        compact,
+        ascii_escaped,
+        unsorted,
+        one_string_sources,
+        trailing_spaces,
+        cells_in_nbformat_order,
+    ],
 )
 async def test_other_styles_keep_their_bytes_and_style(
     client: Client[Any], case: Path, style: Callable[[str], str]

@@ -256,21 +256,16 @@ def _check(
 ) -> None:
     """The edited text, read back: JSON holding ``count`` cells, the one at ``index``
     (if any) ``cell``. Nothing is written otherwise."""
-    try:
-        content = json.loads(text)
-    except (ValueError, RecursionError):
-        content = None
-    cells = content.get("cells") if isinstance(content, dict) else None
-    same = (
-        isinstance(cells, list)
-        and len(cells) == count
-        and (index is None or _canonical(cells[index]) == _canonical(cell))
+    unwritten = BorisError(
+        Code.NOTEBOOK_INVALID,
+        f"the edit could not be written in the layout of {path}, so it was not made",
     )
-    if not same:
-        raise BorisError(
-            Code.NOTEBOOK_INVALID,
-            f"the edit could not be written in the layout of {path}, so it was not made",
-        )
+    try:
+        cells = json.loads(text)["cells"]
+    except (ValueError, RecursionError):
+        raise unwritten from None
+    if len(cells) != count or (index is not None and _canonical(cells[index]) != _canonical(cell)):
+        raise unwritten
 
 
 def _check_cell(cell: dict[str, Any], minor: int, index: int, path: str) -> None:
@@ -333,13 +328,10 @@ def _empty_array_style(notebook: Notebook, spans: Layout) -> _Style:
     line of the ``cells`` key."""
     text = notebook.text
     indent, _, newline, items, keys = _object_style(text, skip_whitespace(text, 0))
-    line = end = text.rfind("\n", 0, spans.open) + 1
-    while text[end] in " \t":
-        end += 1
-    outer = text[line:end]  # the indentation of the line of "cells": [
+    outer = _indentation(text, spans.open)  # of the line of "cells": [
     return _Style(
         indent=indent,
-        base=outer + (indent or ""),
+        base=outer if indent is None else outer + indent,
         newline=newline,
         item_separator=items,
         key_separator=keys,
@@ -351,8 +343,8 @@ def _empty_array_style(notebook: Notebook, spans: Layout) -> _Style:
 
 
 def _object_style(text: str, start: int) -> tuple[str | None, str, str, str, str]:
-    """Indentation, base, newline and separators of the JSON object at ``start``, read
-    from the space around its first key and value."""
+    """Indentation (None: on one line), base, newline and separators of the JSON object
+    at ``start``, read from the space around its first key and value."""
     decode = json.JSONDecoder().raw_decode
     first = skip_whitespace(text, start + 1)
     gap = text[start + 1 : first]
@@ -360,23 +352,26 @@ def _object_style(text: str, start: int) -> tuple[str | None, str, str, str, str
     value = skip_whitespace(text, skip_whitespace(text, key_end) + 1)
     key_separator = text[key_end:value]
     _, value_end = decode(text, value)
-    following = skip_whitespace(text, value_end)
-    if text[following] == ",":
-        following = skip_whitespace(text, following + 1)
-        between = text[value_end:following]
-    else:
-        between = ","
-    if "\n" not in gap:
-        return None, "", "\n", between, key_separator
+    # A comma follows: every cell, and every notebook, has more than one key.
+    between = text[value_end : skip_whitespace(text, skip_whitespace(text, value_end) + 1)]
+    base = _indentation(text, start)
+    indent = gap.rpartition("\n")[2].removeprefix(base) if "\n" in gap else None
     newline = "\r\n" if "\r\n" in gap else "\n"
-    inner = gap[gap.rindex("\n") + 1 :]
-    line = text.rfind("\n", 0, start) + 1
-    base = text[line:start]
-    if base.strip(" \t"):  # the object does not start its line
-        base = ""
-    indent = inner[len(base) :] if inner.startswith(base) else inner
-    item_separator = between[: between.index("\n")].rstrip("\r") if "\n" in between else ","
-    return indent, base, newline, item_separator, key_separator.replace("\r", "").split("\n")[0]
+    return indent, base, newline, _on_its_line(between), _on_its_line(key_separator)
+
+
+def _indentation(text: str, at: int) -> str:
+    """The spaces and tabs that start the line of the offset ``at``."""
+    line = end = text.rfind("\n", 0, at) + 1
+    while text[end] in " \t":
+        end += 1
+    return text[line:end]
+
+
+def _on_its_line(separator: str) -> str:
+    """A separator (``,`` or ``:`` with the space around it) without the line break and
+    indentation that may follow it."""
+    return separator.split("\n")[0].rstrip("\r")
 
 
 def _separator(text: str, spans: Layout, style: _Style) -> str:

@@ -138,10 +138,9 @@ class _Verdicts:
                 oldest = next(iter(self._kept))
                 self._drop_shape(oldest)
                 del self._kept[oldest]
-            for older in list(self._kept):
-                if self._cells <= _SHAPE_CELLS:
-                    break
-                self._drop_shape(older)  # the verdict stays
+            older = iter(self._kept)  # the least recently used first
+            while self._cells > _SHAPE_CELLS:
+                self._drop_shape(next(older))  # the verdict stays
 
     def _drop_shape(self, key: Identity) -> None:
         verdict, shape = self._kept[key]
@@ -295,11 +294,6 @@ def _json_kind(value: object) -> str:
     if value is None:
         return "null"
     return "a number" if not isinstance(value, bool) else "a boolean"
-
-
-def source_text(cell: dict[str, Any]) -> str:
-    """A cell's source as one string."""
-    return multiline_text(cell.get("source", ""))
 
 
 def multiline_text(value: str | Sequence[str]) -> str:

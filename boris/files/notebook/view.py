@@ -36,7 +36,7 @@ from typing import Any
 
 from boris.errors import BorisError, Code
 from boris.files.lines import MAX_VIEW_LINES, Image, format_lines
-from boris.files.notebook.format import Notebook, multiline_text, source_text
+from boris.files.notebook.format import Notebook, multiline_text
 from boris.files.sniff import SNIFF_BYTES, image_type
 
 #: The most characters of one output's text shown; beyond, its head and tail are kept.
@@ -163,7 +163,7 @@ class CellLines:
         self._number = number
         self._cell = cell
         self._images = images
-        self._source = source_text(cell)
+        self._source = multiline_text(cell["source"])
         self._source_lines = self._source.count("\n") + (
             1 if self._source and not self._source.endswith("\n") else 0
         )
@@ -260,7 +260,6 @@ def _text_lines(value: Any) -> list[str]:
         text = text[:-1]
     if not text:
         return []
-    cut = ""
     if len(text) > OUTPUT_CHARS:
         half = OUTPUT_CHARS // 2
         head, tail = text[:half], text[-half:]

@@ -144,3 +144,33 @@ def test_the_places_of_cells_kept_are_bounded_the_least_recently_used_go_first()
     assert kept() == [shapes[a], shapes[b], None, None]
     keep(d, 1)  # then b's, c having none
     assert kept() == [shapes[a], None, None, shapes[d]]
+
+
+def test_a_verdict_is_kept_for_a_file_unchanged_for_two_seconds() -> None:
+    """The file system's clock may tick as slowly as every 2 s: a file changed less
+    than that before it was read may change again with the same times."""
+    verdicts = notebook_format._Verdicts()
+    read = time.time_ns()
+    settled, changing = (0, 1, 0, 0, read - 2_000_000_000), (0, 2, 0, 0, read - 1_999_999_999)
+    verdicts.keep(settled, "not valid", read)
+    verdicts.keep(changing, "not valid", read)
+    assert verdicts.get(settled) == (True, "not valid", None)
+    assert verdicts.get(changing) == (False, None, None)
+
+
+def test_the_256_most_recently_used_verdicts_are_kept() -> None:
+    """Beyond 256 files the least recently used is forgotten, with the places of its
+    cells; a verdict on a file that is not a notebook holds no cells' places."""
+    verdicts = notebook_format._Verdicts()
+    read = time.time_ns()
+    keys = [(0, inode, 0, 0, 0) for inode in range(257)]
+    first, last = shape(600_000), shape(1_000_000)
+    verdicts.keep(keys[0], None, read, first)
+    for key in keys[1:256]:
+        verdicts.keep(key, f"not valid {key[1]}", read)
+    verdicts.get(keys[0])  # used again: keys[1] is now the least recently used
+    verdicts.keep(keys[256], None, read, last)  # a million cells: keys[0] loses its places
+    assert verdicts.get(keys[1]) == (False, None, None)
+    assert verdicts.get(keys[2]) == (True, "not valid 2", None)
+    assert verdicts.get(keys[0]) == (True, None, None)
+    assert verdicts.get(keys[256]) == (True, None, last)
