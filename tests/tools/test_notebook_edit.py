@@ -179,6 +179,20 @@ async def test_replace_can_change_the_type(client: Client[Any], case: Path, writ
     assert rewritten(writer, after) == after
 
 
+async def test_keys_a_cell_gains_follow_its_own_in_nbformats_order(
+    client: Client[Any], case: Path
+) -> None:
+    """In a file whose keys are not sorted, a markdown cell made code keeps its keys'
+    order, the two it gains after them in the order nbformat gives them."""
+    path = case / "n.ipynb"
+    cell = '{\n   "cell_type": "%s",\n   "metadata": {},\n   "source": "%s"%s\n  }'
+    head = '{\n "nbformat": 4,\n "nbformat_minor": 4,\n "metadata": {},\n "cells": [\n  '
+    await prepared(client, path, head + cell % ("markdown", "x", "") + "\n ]\n}\n")
+    ok_text(await edit(client, path, cell=1, new_source="y", cell_type="code"))
+    gained = ',\n   "execution_count": null,\n   "outputs": []'
+    assert path.read_text(encoding="utf-8") == head + cell % ("code", "y", gained) + "\n ]\n}\n"
+
+
 # --- insert ----------------------------------------------------------------------------
 
 
@@ -489,6 +503,13 @@ async def test_an_id_made_of_digits_is_an_id_first(client: Client[Any], case: Pa
         ),
         ({"cell": "nope", "new_source": "x"}, "cell: no cell of {path} has the id 'nope'"),
         ({"cell": "9" * 40, "new_source": "x"}, "cell: that number is out of range"),
+        ({"cell": "9" * 5000, "new_source": "x"}, "cell: that number is out of range"),
+        ({"cell": "9" * 18, "new_source": "x"}, f"cell: {10**18 - 1} is out of range"),
+        ({"cell": 10**18 - 1, "new_source": "x"}, f"cell: {10**18 - 1} is out of range"),
+        ({"cell": 10**18, "new_source": "x"}, "cell: that number is out of range"),
+        ({"cell": -1000, "edit_mode": "delete"}, "cell: -1000 is out of range"),
+        ({"cell": 1 - 10**18, "edit_mode": "delete"}, f"cell: {1 - 10**18} is out of range"),
+        ({"cell": -(10**18), "edit_mode": "delete"}, "cell: that number is out of range"),
         ({"cell": "", "new_source": "x"}, "cell: must not be empty"),
         ({"cell": 1}, "new_source: required to replace a cell"),
         (
@@ -496,7 +517,24 @@ async def test_an_id_made_of_digits_is_an_id_first(client: Client[Any], case: Pa
             "cell_type: required to insert a cell (code or markdown)",
         ),
     ],
-    ids=["past", "zero", "negative", "insert", "id", "long", "empty", "source", "type"],
+    ids=[
+        "past",
+        "zero",
+        "negative",
+        "insert",
+        "id",
+        "long",
+        "longer than int() reads",
+        "18 digits",
+        "largest shown",
+        "too large to show",
+        "-1000",
+        "lowest shown",
+        "too low to show",
+        "empty",
+        "source",
+        "type",
+    ],
 )
 async def test_invalid_cells_and_arguments(
     client: Client[Any], case: Path, arguments: dict[str, Any], message: str
@@ -592,16 +630,22 @@ async def test_a_lone_surrogate_in_the_edited_cell_stays_escaped(
     assert "".join(read["source"]) == "x = 2"
 
 
-async def test_an_edit_that_would_make_it_invalid(client: Client[Any], case: Path) -> None:
-    # Markdown metadata may hold anything; a code cell's "collapsed" must be a boolean.
+@pytest.mark.parametrize("number", [1, 3])
+async def test_an_edit_that_would_make_it_invalid(
+    client: Client[Any], case: Path, number: int
+) -> None:
+    # Markdown and raw metadata may hold anything; a code cell's "collapsed" must be a
+    # boolean.
     path = case / "n.ipynb"
     content = as_json(sample())
-    content["cells"][0]["metadata"] = {"collapsed": "yes"}
+    content["cells"][number - 1]["metadata"] = {"collapsed": "yes"}
+    nbformat.validate(content)
     before = await prepared(client, path, jupyter(nbformat.from_dict(content)))
-    result = await edit(client, path, cell=1, new_source="x", cell_type="code")
-    assert error_text(result).startswith(
+    result = await edit(client, path, cell=number, new_source="x", cell_type="code")
+    assert error_text(result) == (
         f"[NOTEBOOK_INVALID] the edit would leave {path} invalid, so it was not made: not a "
-        "valid nbformat 4 notebook: cell 1, metadata.collapsed: 'yes' is not of type 'boolean'"
+        f"valid nbformat 4 notebook: cell {number}, metadata.collapsed: 'yes' is not of type "
+        "'boolean'"
     )
     assert path.read_text() == before
 

@@ -156,7 +156,7 @@ def _replace(
 ) -> tuple[str, str]:
     old = notebook.cells[index]
     spans = layout(notebook.text)
-    style = _style(notebook, old, spans.cells[index][0])
+    style = _style(notebook, old, spans.starts[index])
     kind = cell_type or old["cell_type"]
     new = dict(old)
     new["cell_type"] = kind
@@ -171,7 +171,7 @@ def _replace(
     else:
         new.pop("outputs", None)
         new.pop("execution_count", None)
-    start, end = spans.cells[index]
+    start, end = spans.starts[index], spans.ends[index]
     text = notebook.text[:start] + _dump(new, style) + notebook.text[end:]
     _check(text, len(notebook.cells), index, new, path)
     _check_cell(new, notebook.minor, index, path)
@@ -198,15 +198,15 @@ def _insert(
     text = notebook.text
     if cells:
         neighbour = max(after, 0)
-        style = _style(notebook, cells[neighbour], spans.cells[neighbour][0])
+        style = _style(notebook, cells[neighbour], spans.starts[neighbour])
         new["source"] = _source_value(source, style.source_lines)
         dumped = _dump(new, style)
         separator = _separator(text, spans, style)
         if after < 0:
-            start = spans.cells[0][0]
+            start = spans.starts[0]
             text = text[:start] + dumped + separator + text[start:]
         else:
-            end = spans.cells[after][1]
+            end = spans.ends[after]
             text = text[:end] + separator + dumped + text[end:]
     else:
         style = _empty_array_style(notebook, spans)
@@ -233,9 +233,9 @@ def _delete(notebook: Notebook, index: int, path: str) -> tuple[str, str]:
     if len(cells) == 1:
         text = text[: spans.open + 1] + text[spans.close :]  # "[]", as JSON writers write it
     elif index + 1 < len(cells):
-        text = text[: spans.cells[index][0]] + text[spans.cells[index + 1][0] :]
+        text = text[: spans.starts[index]] + text[spans.starts[index + 1] :]
     else:
-        text = text[: spans.cells[index - 1][1]] + text[spans.cells[index][1] :]
+        text = text[: spans.ends[index - 1]] + text[spans.ends[index] :]
     _check(text, len(cells) - 1, None, None, path)
     old = cells[index]
     named = f" (id {old['id']})" if "id" in old else ""
@@ -376,8 +376,8 @@ def _on_its_line(separator: str) -> str:
 
 def _separator(text: str, spans: Layout, style: _Style) -> str:
     """What goes between two cells: as between the file's first two, or made in its style."""
-    if len(spans.cells) >= 2:
-        return text[spans.cells[0][1] : spans.cells[1][0]]
+    if len(spans.starts) >= 2:
+        return text[spans.ends[0] : spans.starts[1]]
     if style.indent is None:
         return style.item_separator
     return style.item_separator + style.newline + style.base
@@ -385,9 +385,10 @@ def _separator(text: str, spans: Layout, style: _Style) -> str:
 
 def _dump(cell: dict[str, Any], style: _Style) -> str:
     if not style.sort_keys:
+        # A cell has only keys of its neighbour's and of nbformat's (the neighbour is the
+        # cell itself for a replace, and nbformat made an inserted one).
         order = [key for key in style.key_order if key in cell]
         order += [key for key in _KEY_ORDER if key in cell and key not in order]
-        order += [key for key in cell if key not in order]
         cell = {key: cell[key] for key in order}
     text = json.dumps(
         cell,

@@ -189,7 +189,7 @@ def parse(data: bytes, known_as: Identity | None = None) -> Notebook:
     return notebook
 
 
-def _shape_of(content: Any, spans: _Spans | None) -> _Shape:
+def _shape_of(content: Any, spans: Layout | None) -> _Shape:
     if not isinstance(content, dict) or spans is None:
         raise ValueError("not the notebook that was checked")
     return _Shape({k: v for k, v in content.items() if k != "cells"}, spans.starts)
@@ -202,7 +202,7 @@ def _text(data: bytes) -> str:
         raise NotNotebook(f"not UTF-8 text (byte {exc.start} is not UTF-8)") from None
 
 
-def _read(text: str, *, check: bool) -> tuple[Notebook, _Spans | None]:
+def _read(text: str, *, check: bool) -> tuple[Notebook, Layout | None]:
     """The notebook in ``text``, with nbformat's check if ``check``; where its cells are."""
     try:
         content, spans = _decode(text, lazy=False)
@@ -307,14 +307,16 @@ def multiline_text(value: str | Sequence[str]) -> str:
 _decoder = json.JSONDecoder()
 
 
-@dataclass(frozen=True)
+@dataclass
 class Layout:
-    """Where the ``cells`` array of a notebook's text is: its brackets and each cell's
-    JSON value, as ``(start, end)`` offsets into the text (end exclusive)."""
+    """Where the ``cells`` array of a notebook's text is: the offsets of its brackets,
+    and of each cell's JSON value, its start and its end (exclusive), kept as two
+    arrays: a notebook may have hundreds of thousands of cells."""
 
     open: int
-    close: int
-    cells: list[tuple[int, int]]
+    close: int = 0
+    starts: array[int] = field(default_factory=lambda: array("q"))
+    ends: array[int] = field(default_factory=lambda: array("q"))
 
 
 def layout(text: str) -> Layout:
@@ -323,11 +325,11 @@ def layout(text: str) -> Layout:
     walked = _walk(text, keep=False)
     assert walked is not None
     found = walked[1]
-    assert found is not None, "parse() checked that the notebook has cells"
-    return Layout(found.open, found.close, list(zip(found.starts, found.ends, strict=True)))
+    assert found is not None  # parse() checked that the notebook has cells
+    return found
 
 
-def _decode(text: str, *, lazy: bool) -> tuple[Any, _Spans | None]:
+def _decode(text: str, *, lazy: bool) -> tuple[Any, Layout | None]:
     """The JSON value in ``text``, and where the cells are if it is an object with a
     ``cells`` array; an object is decoded a value at a time (with ``lazy``, its cells
     only when used). Invalid JSON raises JSONDecodeError (as json.loads says it) or
@@ -344,18 +346,7 @@ def _decode(text: str, *, lazy: bool) -> tuple[Any, _Spans | None]:
     return content, cells
 
 
-@dataclass
-class _Spans:
-    """Where each cell of the ``cells`` array is (kept as two arrays: a notebook may
-    have hundreds of thousands of cells)."""
-
-    open: int
-    close: int = 0
-    starts: array[int] = field(default_factory=lambda: array("q"))
-    ends: array[int] = field(default_factory=lambda: array("q"))
-
-
-def _walk(text: str, keep: bool) -> tuple[dict[str, Any], _Spans | None] | None:
+def _walk(text: str, keep: bool) -> tuple[dict[str, Any], Layout | None] | None:
     """The top-level object of a JSON text, each value decoded on its own (the cells
     only with ``keep``), and where its cells are; None if the text is not an object.
     Where a key appears twice, the last one counts, as for ``json.loads``. Raises
@@ -365,7 +356,7 @@ def _walk(text: str, keep: bool) -> tuple[dict[str, Any], _Spans | None] | None:
     if text[at] != "{":
         return None
     content: dict[str, Any] = {}
-    spans: _Spans | None = None
+    spans: Layout | None = None
     at = _skip(text, at + 1)
     if text[at] == "}":
         at += 1
@@ -380,7 +371,7 @@ def _walk(text: str, keep: bool) -> tuple[dict[str, Any], _Spans | None] | None:
             at = _skip(text, at + 1)
             if key == "cells" and text[at] == "[":
                 cells: list[Any] = []
-                spans = _Spans(at)
+                spans = Layout(at)
                 at = _skip(text, at + 1)
                 while text[at] != "]":
                     value, end = decode(text, at)
