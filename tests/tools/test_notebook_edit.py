@@ -127,6 +127,20 @@ async def test_the_cell_shown_after_an_edit_is_cut_as_view_cuts_it(
     assert lines[-1] == "[Truncated: cell 2 goes on from line 2000 of its 3000 source lines.]"
 
 
+async def test_the_cell_shown_after_an_edit_fills_an_answer_whole(
+    client: Client[Any], case: Path
+) -> None:
+    """A cell of exactly as many lines as an answer holds (2,000: its header and 1,999
+    source lines) is shown whole."""
+    path = case / "n.ipynb"
+    await prepared(client, path, jupyter(sample()))
+    source = "".join(f"x{n} = {n}\n" for n in range(1, 2000))
+    lines = ok_text(await edit(client, path, cell=2, new_source=source)).splitlines()
+    assert lines[2:4] == ["[cell 2] code id=run execution_count=none", "   1\tx1 = 1"]
+    assert lines[-1] == "1999\tx1999 = 1999"
+    assert len(lines) == 2 + 2000
+
+
 async def test_replace_in_a_jupyter_file_is_what_jupyter_writes(
     client: Client[Any], case: Path
 ) -> None:
@@ -163,6 +177,20 @@ async def test_replace_can_change_the_type(client: Client[Any], case: Path, writ
     spans = cell_spans(before, WRITERS[writer][1])
     assert after.endswith(before[spans[1][1] :])
     assert rewritten(writer, after) == after
+
+
+async def test_keys_a_cell_gains_follow_its_own_in_nbformats_order(
+    client: Client[Any], case: Path
+) -> None:
+    """In a file whose keys are not sorted, a markdown cell made code keeps its keys'
+    order, the two it gains after them in the order nbformat gives them."""
+    path = case / "n.ipynb"
+    cell = '{\n   "cell_type": "%s",\n   "metadata": {},\n   "source": "%s"%s\n  }'
+    head = '{\n "nbformat": 4,\n "nbformat_minor": 4,\n "metadata": {},\n "cells": [\n  '
+    await prepared(client, path, head + cell % ("markdown", "x", "") + "\n ]\n}\n")
+    ok_text(await edit(client, path, cell=1, new_source="y", cell_type="code"))
+    gained = ',\n   "execution_count": null,\n   "outputs": []'
+    assert path.read_text(encoding="utf-8") == head + cell % ("code", "y", gained) + "\n ]\n}\n"
 
 
 # --- insert ----------------------------------------------------------------------------
@@ -239,6 +267,29 @@ async def test_delete(client: Client[Any], case: Path, writer: str, number: int)
     assert ok_text(result) == f"Deleted cell {number}{named} of {path} (3 cells now)"
 
 
+@pytest.mark.parametrize("number", [1, 2, 3])
+async def test_delete_keeps_the_other_cells_separators(
+    client: Client[Any], case: Path, number: int
+) -> None:
+    """A cell goes with the separator after it (before it, for the last one): the other
+    separators stay as they were, however they differ."""
+    path = case / "n.ipynb"
+    notebook = new_notebook(cells=[new_markdown_cell(name, id=name) for name in "abc"])
+    content = as_json(notebook)
+    cells = [json.dumps(cell, sort_keys=True) for cell in content.pop("cells")]
+    rest = json.dumps(content, sort_keys=True)[1:]
+    separators = [",\n", ",\n\n  "]
+    before = [cells[0], separators[0], cells[1], separators[1], cells[2]]
+    await prepared(client, path, '{"cells": [\n' + "".join(before) + "\n], " + rest)
+    ok_text(await edit(client, path, cell=number, edit_mode="delete"))
+    after = {
+        1: [cells[1], separators[1], cells[2]],
+        2: [cells[0], separators[0], cells[2]],
+        3: [cells[0], separators[0], cells[1]],
+    }[number]
+    assert path.read_text(encoding="utf-8") == '{"cells": [\n' + "".join(after) + "\n], " + rest
+
+
 async def test_delete_the_only_cell(client: Client[Any], case: Path, writer: str) -> None:
     path = case / "n.ipynb"
     content = as_json(sample())
@@ -283,7 +334,33 @@ def one_string_sources(text: str) -> str:
     return json.dumps(content, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-@pytest.mark.parametrize("style", [crlf, compact, ascii_escaped, unsorted, one_string_sources])
+def trailing_spaces(text: str) -> str:
+    """As json.dumps with an indent wrote before Python 3.4: a space after each comma,
+    at the end of its line too."""
+    content = json.loads(text)
+    return json.dumps(content, indent=1, sort_keys=True, separators=(", ", ": ")) + "\n"
+
+
+def cells_in_nbformat_order(text: str) -> str:
+    """The keys of cells in the order nbformat makes them in, the notebook's own sorted."""
+    order = list(new_code_cell())
+    content = json.loads(text)
+    content["cells"] = [{key: c[key] for key in order if key in c} for c in content["cells"]]
+    return json.dumps(content, indent=1, ensure_ascii=False) + "\n"
+
+
+@pytest.mark.parametrize(
+    "style",
+    [
+        crlf,
+        compact,
+        ascii_escaped,
+        unsorted,
+        one_string_sources,
+        trailing_spaces,
+        cells_in_nbformat_order,
+    ],
+)
 async def test_other_styles_keep_their_bytes_and_style(
     client: Client[Any], case: Path, style: Callable[[str], str]
 ) -> None:
@@ -304,6 +381,92 @@ async def test_other_styles_keep_their_bytes_and_style(
     # The first cell's bytes were never touched.
     first = before[: before.index('"id": "run"')]
     assert after.startswith(first[: first.rindex("{")])
+
+
+def in_nbformat_order(notebook: Any) -> str:
+    """As a writer that keeps the order nbformat makes its objects in (a notebook's keys
+    not sorted, "cells" last), indented by two, sources split into lines as nbformat
+    splits them."""
+    content = json.loads(json.dumps(notebook))
+    for cell in content["cells"]:
+        cell["source"] = cell["source"].splitlines(keepends=True)
+    return json.dumps(content, indent=2, ensure_ascii=False) + "\n"
+
+
+EMPTY_STYLES: dict[str, Callable[[Any], str]] = {
+    "crlf": lambda notebook: crlf(jupyter(notebook)),
+    "compact": lambda notebook: compact(jupyter(notebook)),
+    "ascii-escaped": lambda notebook: ascii_escaped(jupyter(notebook)),
+    "nbformat-order": in_nbformat_order,
+    "after-a-blank-line": lambda notebook: "\n" + jupyter(notebook),
+}
+
+
+@pytest.mark.parametrize("style", sorted(EMPTY_STYLES))
+async def test_the_first_cell_of_an_empty_notebook_is_written_in_its_style(
+    client: Client[Any], case: Path, style: str
+) -> None:
+    """With no cell to copy, the first is written in the style of the notebook around it:
+    its line breaks, one level of indentation below the line of "cells", separators,
+    escapes, and key order (nbformat's where the file's keys are not sorted)."""
+    write = EMPTY_STYLES[style]
+    kernel = {"display_name": "Pythön 3", "language": "python", "name": "python3"}
+    notebook = new_notebook(metadata={"kernelspec": kernel})
+    path = case / "n.ipynb"
+    await prepared(client, path, write(notebook))
+    ok_text(
+        await edit(
+            client, path, cell=0, edit_mode="insert", new_source="é = 1\nb = 2", cell_type="code"
+        )
+    )
+    after = path.read_bytes().decode()
+    notebook.cells.append(new_code_cell("é = 1\nb = 2", id=json.loads(after)["cells"][0]["id"]))
+    assert after == write(notebook)
+
+
+def a_cell_a_line(notebook: Any) -> str:
+    """Each cell on a line of its own; the rest of the notebook on the first and last."""
+    content = as_json(notebook)
+    cells = ",\n".join(json.dumps(cell, sort_keys=True) for cell in content.pop("cells"))
+    return '{"cells": [\n' + cells + "\n], " + json.dumps(content, sort_keys=True)[1:] + "\n"
+
+
+@pytest.mark.parametrize("after_cell", [0, 1, 2])
+async def test_a_new_cell_is_separated_as_the_files_cells_are(
+    client: Client[Any], case: Path, after_cell: int
+) -> None:
+    """The separator between two cells is copied from the file (here a line break), not
+    made from a cell's own style (one line, items separated by a space)."""
+    path = case / "n.ipynb"
+    notebook = new_notebook(cells=[new_code_cell("a", id="a"), new_markdown_cell("b", id="b")])
+    await prepared(client, path, a_cell_a_line(notebook))
+    ok_text(
+        await edit(
+            client, path, cell=after_cell, edit_mode="insert", new_source="c", cell_type="markdown"
+        )
+    )
+    after = path.read_text(encoding="utf-8")
+    inserted = json.loads(after)["cells"][after_cell]["id"]
+    notebook.cells.insert(after_cell, new_markdown_cell("c", id=inserted))
+    assert after == a_cell_a_line(notebook)
+
+
+@pytest.mark.parametrize("mode", ["replace", "insert"])
+async def test_a_layout_a_cell_cannot_be_written_in_is_refused(
+    client: Client[Any], case: Path, mode: str
+) -> None:
+    """Colons that start lines (valid JSON, which no writer makes) give no separator to
+    write a key and its value with: the edit is refused, the file left as it was."""
+    path = case / "n.ipynb"
+    before = await prepared(client, path, jupyter(sample()).replace('": ', '"\n: '))
+    arguments: dict[str, Any] = {"cell": 1, "edit_mode": mode, "new_source": "x"}
+    if mode == "insert":
+        arguments["cell_type"] = "code"
+    assert error_text(await edit(client, path, **arguments)) == (
+        f"[NOTEBOOK_INVALID] the edit could not be written in the layout of {path}, so it was "
+        "not made"
+    )
+    assert path.read_text(encoding="utf-8") == before
 
 
 # --- addressing ------------------------------------------------------------------------
@@ -340,6 +503,13 @@ async def test_an_id_made_of_digits_is_an_id_first(client: Client[Any], case: Pa
         ),
         ({"cell": "nope", "new_source": "x"}, "cell: no cell of {path} has the id 'nope'"),
         ({"cell": "9" * 40, "new_source": "x"}, "cell: that number is out of range"),
+        ({"cell": "9" * 5000, "new_source": "x"}, "cell: that number is out of range"),
+        ({"cell": "9" * 18, "new_source": "x"}, f"cell: {10**18 - 1} is out of range"),
+        ({"cell": 10**18 - 1, "new_source": "x"}, f"cell: {10**18 - 1} is out of range"),
+        ({"cell": 10**18, "new_source": "x"}, "cell: that number is out of range"),
+        ({"cell": -1000, "edit_mode": "delete"}, "cell: -1000 is out of range"),
+        ({"cell": 1 - 10**18, "edit_mode": "delete"}, f"cell: {1 - 10**18} is out of range"),
+        ({"cell": -(10**18), "edit_mode": "delete"}, "cell: that number is out of range"),
         ({"cell": "", "new_source": "x"}, "cell: must not be empty"),
         ({"cell": 1}, "new_source: required to replace a cell"),
         (
@@ -347,7 +517,24 @@ async def test_an_id_made_of_digits_is_an_id_first(client: Client[Any], case: Pa
             "cell_type: required to insert a cell (code or markdown)",
         ),
     ],
-    ids=["past", "zero", "negative", "insert", "id", "long", "empty", "source", "type"],
+    ids=[
+        "past",
+        "zero",
+        "negative",
+        "insert",
+        "id",
+        "long",
+        "longer than int() reads",
+        "18 digits",
+        "largest shown",
+        "too large to show",
+        "-1000",
+        "lowest shown",
+        "too low to show",
+        "empty",
+        "source",
+        "type",
+    ],
 )
 async def test_invalid_cells_and_arguments(
     client: Client[Any], case: Path, arguments: dict[str, Any], message: str
@@ -443,16 +630,22 @@ async def test_a_lone_surrogate_in_the_edited_cell_stays_escaped(
     assert "".join(read["source"]) == "x = 2"
 
 
-async def test_an_edit_that_would_make_it_invalid(client: Client[Any], case: Path) -> None:
-    # Markdown metadata may hold anything; a code cell's "collapsed" must be a boolean.
+@pytest.mark.parametrize("number", [1, 3])
+async def test_an_edit_that_would_make_it_invalid(
+    client: Client[Any], case: Path, number: int
+) -> None:
+    # Markdown and raw metadata may hold anything; a code cell's "collapsed" must be a
+    # boolean.
     path = case / "n.ipynb"
     content = as_json(sample())
-    content["cells"][0]["metadata"] = {"collapsed": "yes"}
+    content["cells"][number - 1]["metadata"] = {"collapsed": "yes"}
+    nbformat.validate(content)
     before = await prepared(client, path, jupyter(nbformat.from_dict(content)))
-    result = await edit(client, path, cell=1, new_source="x", cell_type="code")
-    assert error_text(result).startswith(
+    result = await edit(client, path, cell=number, new_source="x", cell_type="code")
+    assert error_text(result) == (
         f"[NOTEBOOK_INVALID] the edit would leave {path} invalid, so it was not made: not a "
-        "valid nbformat 4 notebook: cell 1, metadata.collapsed: 'yes' is not of type 'boolean'"
+        f"valid nbformat 4 notebook: cell {number}, metadata.collapsed: 'yes' is not of type "
+        "'boolean'"
     )
     assert path.read_text() == before
 

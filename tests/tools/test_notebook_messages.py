@@ -304,6 +304,17 @@ async def test_insert_into_a_minified_notebook_of_few_cells(
     assert after == minified(json.loads(jupyter(notebook)))
 
 
+async def test_an_output_of_2000_characters_is_shown_whole(client: Client[Any], case: Path) -> None:
+    text = "a" * 1999 + "b"
+    notebook = new_notebook(
+        cells=[new_code_cell("p", id="c", outputs=[new_output("stream", name="stdout", text=text)])]
+    )
+    path = case / "full.ipynb"
+    path.write_text(jupyter(notebook), encoding="utf-8")
+    shown = ok_text(await client.call_tool("view", {"path": str(path)}))
+    assert shown.endswith(f"[output] stream stdout\n| {text}\n")
+
+
 async def test_a_long_output_of_one_line_keeps_its_ends(client: Client[Any], case: Path) -> None:
     """An output without line breaks is cut at characters: its first and last 1,000."""
     text = "a" * 1000 + "b" * 3000 + "c" * 1000

@@ -121,6 +121,26 @@ async def test_results_markdown_html_widgets_and_images(client: Client[Any], cas
     assert base64.b64decode(images[1].data) == b"<svg/>"
 
 
+async def test_an_svg_image_is_its_text(client: Client[Any], case: Path) -> None:
+    """SVG is text, which the file holds as a list of lines; a lone surrogate in it (JSON
+    holds one as an escape, UTF-8 cannot) is attached as "?"."""
+    svg = '<svg xmlns="http://www.w3.org/2000/svg">\n<text>\ud800</text>\n</svg>\n'
+    output = new_output("display_data", data={"image/svg+xml": svg})
+    notebook = new_notebook(cells=[new_code_cell("", id="c", outputs=[output])])
+    text = jupyter(notebook)
+    assert '"<text>\ud800</text>\\n",' in text  # a line of its own
+    path = case / "svg.ipynb"
+    path.write_text(text.replace("\ud800", "\\ud800"), encoding="utf-8")
+    result = await view(client, path)
+    text, image = result.content
+    assert isinstance(text, TextContent)
+    assert text.text.splitlines()[2:] == ["[output] display_data image/svg+xml (image 1)"]
+    assert isinstance(image, ImageContent)
+    assert base64.b64decode(image.data) == (
+        b'<svg xmlns="http://www.w3.org/2000/svg">\n<text>?</text>\n</svg>\n'
+    )
+
+
 async def test_images_that_are_not_images_are_named(client: Client[Any], case: Path) -> None:
     notebook = new_notebook(
         cells=[
@@ -159,11 +179,20 @@ async def test_long_output_keeps_head_and_tail(client: Client[Any], case: Path) 
 
 async def test_carriage_returns_settled_and_ansi_removed(client: Client[Any], case: Path) -> None:
     output = new_output(
-        "stream", name="stdout", text="10%\r50%\r100%\n\x1b]0;title\x07\x1b[1mdone\x1b[0m\n"
+        "stream",
+        name="stdout",
+        text="10%\r50%\r100%\n\x1b]0;title\x07\x1b[1mdone\x1b[0m\n"
+        "epoch 1/2 [==  ]\repoch 2/2 [====]\r\nno redraw here\n",
     )
     notebook = new_notebook(cells=[new_code_cell("", id="p", outputs=[output])])
     shown = ok_text(await view(client, write(case / "p.ipynb", notebook)))
-    assert shown.splitlines()[2:] == ["[output] stream stdout", "| 100%", "| done"]
+    assert shown.splitlines()[2:] == [
+        "[output] stream stdout",
+        "| 100%",
+        "| done",
+        "| epoch 2/2 [====]",
+        "| no redraw here",
+    ]
 
 
 async def test_view_range_selects_cells(client: Client[Any], case: Path) -> None:
@@ -256,6 +285,35 @@ async def test_a_cell_of_many_outputs_is_cut_in_an_output(client: Client[Any], c
     assert shown[-1] == "[Truncated: cell 1 goes on in its output 20 of 30.]"
     assert shown[-2] == "| out 77"
     assert len(shown) == 1 + 2000 + 1
+
+
+async def test_a_cell_cut_where_an_output_ends_goes_on_in_the_next(
+    client: Client[Any], case: Path
+) -> None:
+    """The first 2,000 lines of a cell end exactly with one of its outputs: the note
+    names the next. An image before the cut counts its header line."""
+    png = base64.b64encode(PNG).decode()
+    outputs = [new_output("display_data", data={"image/png": png})]
+    outputs += [new_output("stream", name="stdout", text=f"a{n}\nb{n}\n") for n in range(2, 702)]
+    source = "".join(f"s{n}\n" for n in range(1, 10))
+    notebook = new_notebook(cells=[new_code_cell(source, id="c", outputs=outputs)])
+    # The cell's lines, each with the output it belongs to (0: none).
+    model = [("[cell 1] code id=c execution_count=none", 0)]
+    model += [(f"{n}\ts{n}", 0) for n in range(1, 10)]
+    model += [("[output] display_data image/png (image 1)", 1)]
+    for n in range(2, 702):
+        model += [("[output] stream stdout", n), (f"| a{n}", n), (f"| b{n}", n)]
+    after = model[2000][1]
+    assert model[1999][1] != after == 665
+    result = await view(client, write(case / "cut.ipynb", notebook))
+    text, image = result.content
+    assert isinstance(text, TextContent)
+    assert isinstance(image, ImageContent)
+    assert text.text == (
+        "[notebook] 1 cell, nbformat 4.5\n"
+        + "".join(line + "\n" for line, _ in model[:2000])
+        + f"[Truncated: cell 1 goes on in its output {after} of 701.]\n"
+    )
 
 
 async def test_notebooks_without_ids(client: Client[Any], case: Path) -> None:

@@ -156,7 +156,7 @@ def _replace(
 ) -> tuple[str, str]:
     old = notebook.cells[index]
     spans = layout(notebook.text)
-    style = _style(notebook, spans, old, spans.cells[index][0])
+    style = _style(notebook, old, spans.starts[index])
     kind = cell_type or old["cell_type"]
     new = dict(old)
     new["cell_type"] = kind
@@ -171,9 +171,10 @@ def _replace(
     else:
         new.pop("outputs", None)
         new.pop("execution_count", None)
-    start, end = spans.cells[index]
+    start, end = spans.starts[index], spans.ends[index]
     text = notebook.text[:start] + _dump(new, style) + notebook.text[end:]
-    _check(text, notebook, len(notebook.cells), index, new, path)
+    _check(text, len(notebook.cells), index, new, path)
+    _check_cell(new, notebook.minor, index, path)
     number = index + 1
     return text, f"Replaced cell {number} of {path}{cleared}\n\n{_shown(number, new)}"
 
@@ -197,15 +198,15 @@ def _insert(
     text = notebook.text
     if cells:
         neighbour = max(after, 0)
-        style = _style(notebook, spans, cells[neighbour], spans.cells[neighbour][0])
+        style = _style(notebook, cells[neighbour], spans.starts[neighbour])
         new["source"] = _source_value(source, style.source_lines)
         dumped = _dump(new, style)
         separator = _separator(text, spans, style)
         if after < 0:
-            start = spans.cells[0][0]
+            start = spans.starts[0]
             text = text[:start] + dumped + separator + text[start:]
         else:
-            end = spans.cells[after][1]
+            end = spans.ends[after]
             text = text[:end] + separator + dumped + text[end:]
     else:
         style = _empty_array_style(notebook, spans)
@@ -218,7 +219,8 @@ def _insert(
             inside = style.newline + style.base + dumped + style.newline + closing
         text = text[: spans.open + 1] + inside + text[spans.close :]
     index = after + 1
-    _check(text, notebook, len(cells) + 1, index, new, path)
+    _check(text, len(cells) + 1, index, new, path)
+    _check_cell(new, notebook.minor, index, path)
     number = index + 1
     now = _count(len(cells) + 1)
     return text, f"Inserted cell {number} in {path} ({now} now)\n\n{_shown(number, new)}"
@@ -231,10 +233,10 @@ def _delete(notebook: Notebook, index: int, path: str) -> tuple[str, str]:
     if len(cells) == 1:
         text = text[: spans.open + 1] + text[spans.close :]  # "[]", as JSON writers write it
     elif index + 1 < len(cells):
-        text = text[: spans.cells[index][0]] + text[spans.cells[index + 1][0] :]
+        text = text[: spans.starts[index]] + text[spans.starts[index + 1] :]
     else:
-        text = text[: spans.cells[index - 1][1]] + text[spans.cells[index][1] :]
-    _check(text, notebook, len(cells) - 1, None, None, path)
+        text = text[: spans.ends[index - 1]] + text[spans.ends[index] :]
+    _check(text, len(cells) - 1, None, None, path)
     old = cells[index]
     named = f" (id {old['id']})" if "id" in old else ""
     return text, f"Deleted cell {index + 1}{named} of {path} ({_count(len(cells) - 1)} now)"
@@ -250,39 +252,32 @@ def _shown(number: int, cell: dict[str, Any]) -> str:
 
 
 def _check(
-    text: str,
-    before: Notebook,
-    count: int,
-    index: int | None,
-    cell: dict[str, Any] | None,
-    path: str,
+    text: str, count: int, index: int | None, cell: dict[str, Any] | None, path: str
 ) -> None:
-    """The edited text, read back: JSON holding the cells expected, and an edited cell
-    that nbformat finds valid. The rest of the file is the text that was valid before,
-    so the cell is all that needs checking again. Nothing is written otherwise."""
-    try:
-        content = json.loads(text)
-    except (ValueError, RecursionError):
-        content = None
-    cells = content.get("cells") if isinstance(content, dict) else None
-    same = (
-        isinstance(cells, list)
-        and len(cells) == count
-        and (index is None or _canonical(cells[index]) == _canonical(cell))
+    """The edited text, read back: JSON holding ``count`` cells, the one at ``index``
+    (if any) ``cell``. Nothing is written otherwise."""
+    unwritten = BorisError(
+        Code.NOTEBOOK_INVALID,
+        f"the edit could not be written in the layout of {path}, so it was not made",
     )
-    if not same:
+    try:
+        cells = json.loads(text)["cells"]
+    except (ValueError, RecursionError):
+        raise unwritten from None
+    if len(cells) != count or (index is not None and _canonical(cells[index]) != _canonical(cell)):
+        raise unwritten
+
+
+def _check_cell(cell: dict[str, Any], minor: int, index: int, path: str) -> None:
+    """The new cell, at ``index``, checked by nbformat: the rest of the file is the text
+    that was valid before, so the cell is all that needs checking again."""
+    problem = cell_problem(cell, minor, index + 1)
+    if problem is not None:
         raise BorisError(
             Code.NOTEBOOK_INVALID,
-            f"the edit could not be written in the layout of {path}, so it was not made",
+            f"the edit would leave {path} invalid, so it was not made: not a valid "
+            f"nbformat 4 notebook: {problem}",
         )
-    if cell is not None and index is not None:
-        problem = cell_problem(cell, before.minor, index + 1)
-        if problem is not None:
-            raise BorisError(
-                Code.NOTEBOOK_INVALID,
-                f"the edit would leave {path} invalid, so it was not made: not a valid "
-                f"nbformat 4 notebook: {problem}",
-            )
 
 
 def _canonical(value: Any) -> str:
@@ -310,7 +305,7 @@ class _Style:
     key_order: tuple[str, ...]
 
 
-def _style(notebook: Notebook, spans: Layout, cell: dict[str, Any], start: int) -> _Style:
+def _style(notebook: Notebook, cell: dict[str, Any], start: int) -> _Style:
     """The style of the file's cell ``cell``, whose text starts at ``start``."""
     text = notebook.text
     indent, base, newline, items, keys = _object_style(text, start)
@@ -333,13 +328,10 @@ def _empty_array_style(notebook: Notebook, spans: Layout) -> _Style:
     line of the ``cells`` key."""
     text = notebook.text
     indent, _, newline, items, keys = _object_style(text, skip_whitespace(text, 0))
-    line = end = text.rfind("\n", 0, spans.open) + 1
-    while text[end] in " \t":
-        end += 1
-    outer = text[line:end]  # the indentation of the line of "cells": [
+    outer = _indentation(text, spans.open)  # of the line of "cells": [
     return _Style(
         indent=indent,
-        base=outer + (indent or ""),
+        base=outer if indent is None else outer + indent,
         newline=newline,
         item_separator=items,
         key_separator=keys,
@@ -351,8 +343,8 @@ def _empty_array_style(notebook: Notebook, spans: Layout) -> _Style:
 
 
 def _object_style(text: str, start: int) -> tuple[str | None, str, str, str, str]:
-    """Indentation, base, newline and separators of the JSON object at ``start``, read
-    from the space around its first key and value."""
+    """Indentation (None: on one line), base, newline and separators of the JSON object
+    at ``start``, read from the space around its first key and value."""
     decode = json.JSONDecoder().raw_decode
     first = skip_whitespace(text, start + 1)
     gap = text[start + 1 : first]
@@ -360,29 +352,32 @@ def _object_style(text: str, start: int) -> tuple[str | None, str, str, str, str
     value = skip_whitespace(text, skip_whitespace(text, key_end) + 1)
     key_separator = text[key_end:value]
     _, value_end = decode(text, value)
-    following = skip_whitespace(text, value_end)
-    if text[following] == ",":
-        following = skip_whitespace(text, following + 1)
-        between = text[value_end:following]
-    else:
-        between = ","
-    if "\n" not in gap:
-        return None, "", "\n", between, key_separator
+    # A comma follows: every cell, and every notebook, has more than one key.
+    between = text[value_end : skip_whitespace(text, skip_whitespace(text, value_end) + 1)]
+    base = _indentation(text, start)
+    indent = gap.rpartition("\n")[2].removeprefix(base) if "\n" in gap else None
     newline = "\r\n" if "\r\n" in gap else "\n"
-    inner = gap[gap.rindex("\n") + 1 :]
-    line = text.rfind("\n", 0, start) + 1
-    base = text[line:start]
-    if base.strip(" \t"):  # the object does not start its line
-        base = ""
-    indent = inner[len(base) :] if inner.startswith(base) else inner
-    item_separator = between[: between.index("\n")].rstrip("\r") if "\n" in between else ","
-    return indent, base, newline, item_separator, key_separator.replace("\r", "").split("\n")[0]
+    return indent, base, newline, _on_its_line(between), _on_its_line(key_separator)
+
+
+def _indentation(text: str, at: int) -> str:
+    """The spaces and tabs that start the line of the offset ``at``."""
+    line = end = text.rfind("\n", 0, at) + 1
+    while text[end] in " \t":
+        end += 1
+    return text[line:end]
+
+
+def _on_its_line(separator: str) -> str:
+    """A separator (``,`` or ``:`` with the space around it) without the line break and
+    indentation that may follow it."""
+    return separator.split("\n")[0].rstrip("\r")
 
 
 def _separator(text: str, spans: Layout, style: _Style) -> str:
     """What goes between two cells: as between the file's first two, or made in its style."""
-    if len(spans.cells) >= 2:
-        return text[spans.cells[0][1] : spans.cells[1][0]]
+    if len(spans.starts) >= 2:
+        return text[spans.ends[0] : spans.starts[1]]
     if style.indent is None:
         return style.item_separator
     return style.item_separator + style.newline + style.base
@@ -390,9 +385,10 @@ def _separator(text: str, spans: Layout, style: _Style) -> str:
 
 def _dump(cell: dict[str, Any], style: _Style) -> str:
     if not style.sort_keys:
+        # A cell has only keys of its neighbour's and of nbformat's (the neighbour is the
+        # cell itself for a replace, and nbformat made an inserted one).
         order = [key for key in style.key_order if key in cell]
         order += [key for key in _KEY_ORDER if key in cell and key not in order]
-        order += [key for key in cell if key not in order]
         cell = {key: cell[key] for key in order}
     text = json.dumps(
         cell,

@@ -58,11 +58,13 @@ def is_notebook_name(path: str) -> bool:
 
 
 class NotNotebook(Exception):
-    """The file is not a valid nbformat 4 notebook; ``reason`` says why, in words."""
+    """The file is not a valid nbformat 4 notebook; ``reason`` (its one argument) says
+    why, in words."""
 
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+    @property
+    def reason(self) -> str:
+        reason: str = self.args[0]
+        return reason
 
 
 @dataclass
@@ -136,10 +138,9 @@ class _Verdicts:
                 oldest = next(iter(self._kept))
                 self._drop_shape(oldest)
                 del self._kept[oldest]
-            for older in list(self._kept):
-                if self._cells <= _SHAPE_CELLS:
-                    break
-                self._drop_shape(older)  # the verdict stays
+            older = iter(self._kept)  # the least recently used first
+            while self._cells > _SHAPE_CELLS:
+                self._drop_shape(next(older))  # the verdict stays
 
     def _drop_shape(self, key: Identity) -> None:
         verdict, shape = self._kept[key]
@@ -188,7 +189,7 @@ def parse(data: bytes, known_as: Identity | None = None) -> Notebook:
     return notebook
 
 
-def _shape_of(content: Any, spans: _Spans | None) -> _Shape:
+def _shape_of(content: Any, spans: Layout | None) -> _Shape:
     if not isinstance(content, dict) or spans is None:
         raise ValueError("not the notebook that was checked")
     return _Shape({k: v for k, v in content.items() if k != "cells"}, spans.starts)
@@ -201,7 +202,7 @@ def _text(data: bytes) -> str:
         raise NotNotebook(f"not UTF-8 text (byte {exc.start} is not UTF-8)") from None
 
 
-def _read(text: str, *, check: bool) -> tuple[Notebook, _Spans | None]:
+def _read(text: str, *, check: bool) -> tuple[Notebook, Layout | None]:
     """The notebook in ``text``, with nbformat's check if ``check``; where its cells are."""
     try:
         content, spans = _decode(text, lazy=False)
@@ -268,13 +269,16 @@ def cell_problem(cell: dict[str, Any], minor: int, number: int) -> str | None:
 
 
 def _where(path: list[Any], first: int) -> str:
-    """A validator's path into the notebook, cells numbered from ``first``."""
-    head = ""
+    """A validator's path into the notebook, cells numbered from ``first``: ``cell 2,
+    outputs[0].name: ``, or nothing for the notebook itself."""
+    parts = []
     if len(path) >= 2 and path[0] == "cells" and isinstance(path[1], int):
-        head, path = f"cell {path[1] + first}", path[2:]
-    rest = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path)
-    where = ", ".join(part for part in (head, rest.lstrip(".")) if part)
-    return f"{where}: " if where else ""
+        parts.append(f"cell {path[1] + first}")
+        path = path[2:]
+    if path:
+        keys = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path)
+        parts.append(keys.removeprefix("."))
+    return f"{', '.join(parts)}: " if parts else ""
 
 
 def _cut(text: str) -> str:
@@ -292,10 +296,10 @@ def _json_kind(value: object) -> str:
     return "a number" if not isinstance(value, bool) else "a boolean"
 
 
-def source_text(cell: dict[str, Any]) -> str:
-    """A cell's source as one string (the file may hold it as a list of lines)."""
-    source = cell.get("source", "")
-    return source if isinstance(source, str) else "".join(source)
+def multiline_text(value: str | Sequence[str]) -> str:
+    """A text as a notebook holds it (a source, an output's text or data): one string,
+    or a list of lines."""
+    return value if isinstance(value, str) else "".join(value)
 
 
 # --- where the cells are in the text ---------------------------------------------------
@@ -303,14 +307,16 @@ def source_text(cell: dict[str, Any]) -> str:
 _decoder = json.JSONDecoder()
 
 
-@dataclass(frozen=True)
+@dataclass
 class Layout:
-    """Where the ``cells`` array of a notebook's text is: its brackets and each cell's
-    JSON value, as ``(start, end)`` offsets into the text (end exclusive)."""
+    """Where the ``cells`` array of a notebook's text is: the offsets of its brackets,
+    and of each cell's JSON value, its start and its end (exclusive), kept as two
+    arrays: a notebook may have hundreds of thousands of cells."""
 
     open: int
-    close: int
-    cells: list[tuple[int, int]]
+    close: int = 0
+    starts: array[int] = field(default_factory=lambda: array("q"))
+    ends: array[int] = field(default_factory=lambda: array("q"))
 
 
 def layout(text: str) -> Layout:
@@ -319,11 +325,11 @@ def layout(text: str) -> Layout:
     walked = _walk(text, keep=False)
     assert walked is not None
     found = walked[1]
-    assert found is not None, "parse() checked that the notebook has cells"
-    return Layout(found.open, found.close, list(zip(found.starts, found.ends, strict=True)))
+    assert found is not None  # parse() checked that the notebook has cells
+    return found
 
 
-def _decode(text: str, *, lazy: bool) -> tuple[Any, _Spans | None]:
+def _decode(text: str, *, lazy: bool) -> tuple[Any, Layout | None]:
     """The JSON value in ``text``, and where the cells are if it is an object with a
     ``cells`` array; an object is decoded a value at a time (with ``lazy``, its cells
     only when used). Invalid JSON raises JSONDecodeError (as json.loads says it) or
@@ -340,18 +346,7 @@ def _decode(text: str, *, lazy: bool) -> tuple[Any, _Spans | None]:
     return content, cells
 
 
-@dataclass
-class _Spans:
-    """Where each cell of the ``cells`` array is (kept as two arrays: a notebook may
-    have hundreds of thousands of cells)."""
-
-    open: int
-    close: int = 0
-    starts: array[int] = field(default_factory=lambda: array("q"))
-    ends: array[int] = field(default_factory=lambda: array("q"))
-
-
-def _walk(text: str, keep: bool) -> tuple[dict[str, Any], _Spans | None] | None:
+def _walk(text: str, keep: bool) -> tuple[dict[str, Any], Layout | None] | None:
     """The top-level object of a JSON text, each value decoded on its own (the cells
     only with ``keep``), and where its cells are; None if the text is not an object.
     Where a key appears twice, the last one counts, as for ``json.loads``. Raises
@@ -361,7 +356,7 @@ def _walk(text: str, keep: bool) -> tuple[dict[str, Any], _Spans | None] | None:
     if text[at] != "{":
         return None
     content: dict[str, Any] = {}
-    spans: _Spans | None = None
+    spans: Layout | None = None
     at = _skip(text, at + 1)
     if text[at] == "}":
         at += 1
@@ -376,7 +371,7 @@ def _walk(text: str, keep: bool) -> tuple[dict[str, Any], _Spans | None] | None:
             at = _skip(text, at + 1)
             if key == "cells" and text[at] == "[":
                 cells: list[Any] = []
-                spans = _Spans(at)
+                spans = Layout(at)
                 at = _skip(text, at + 1)
                 while text[at] != "]":
                     value, end = decode(text, at)

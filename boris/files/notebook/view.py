@@ -36,7 +36,7 @@ from typing import Any
 
 from boris.errors import BorisError, Code
 from boris.files.lines import MAX_VIEW_LINES, Image, format_lines
-from boris.files.notebook.format import Notebook, source_text
+from boris.files.notebook.format import Notebook, multiline_text
 from boris.files.sniff import SNIFF_BYTES, image_type
 
 #: The most characters of one output's text shown; beyond, its head and tail are kept.
@@ -74,7 +74,7 @@ class _Images:
 
     def attach(self, mime: str, value: Any) -> str:
         """Attach an output's image; what its header says of it."""
-        raw = value if isinstance(value, str) else "".join(value)
+        raw = multiline_text(value)
         if mime == "image/svg+xml":
             data = raw.encode("utf-8", "replace")
         else:
@@ -163,7 +163,7 @@ class CellLines:
         self._number = number
         self._cell = cell
         self._images = images
-        self._source = source_text(cell)
+        self._source = multiline_text(cell["source"])
         self._source_lines = self._source.count("\n") + (
             1 if self._source and not self._source.endswith("\n") else 0
         )
@@ -208,19 +208,20 @@ class CellLines:
         return format_lines(raw, 1).split("\n")[:-1]
 
     def going_on(self) -> str:
-        """Where the cell goes on after the lines last made: ``goes on from line N of
-        its M source lines`` or ``goes on from its output K of M``."""
-        shown_source = max(0, min(self._cut - 1, self._source_lines))
+        """Where the cell goes on after the lines last made (at least its header, and
+        not all its lines): ``goes on from line N of its M source lines`` or ``goes on
+        in its output K of M``."""
+        shown_source = min(self._cut - 1, self._source_lines)
         if shown_source < self._source_lines:
             return f"goes on from line {shown_source + 1} of its {self._source_lines} source lines"
-        outputs = self._cell.get("outputs", [])
+        outputs = self._cell["outputs"]  # the source was shown whole: outputs were cut
         made = 1 + self._source_lines
         images = _Images()
-        for index, output in enumerate(outputs):
-            made += len(_output(output, images))
-            if made > self._cut:
-                return f"goes on in its output {index + 1} of {len(outputs)}"
-        return "is shown whole"
+        number = 0
+        while made <= self._cut:
+            made += len(_output(outputs[number], images))
+            number += 1
+        return f"goes on in its output {number} of {len(outputs)}"
 
 
 def _output(output: dict[str, Any], images: _Images) -> list[str]:
@@ -252,15 +253,13 @@ def _output(output: dict[str, Any], images: _Images) -> list[str]:
 
 def _text_lines(value: Any) -> list[str]:
     """An output's text (a string, or a list of lines) as ``| `` lines, cleaned and cut."""
-    text = value if isinstance(value, str) else "".join(value)
-    text = _ANSI.sub("", text)
+    text = _ANSI.sub("", multiline_text(value))
     if "\r" in text:
         text = "\n".join(_settled(line) for line in text.split("\n"))
     if text.endswith("\n"):
         text = text[:-1]
     if not text:
         return []
-    cut = ""
     if len(text) > OUTPUT_CHARS:
         half = OUTPUT_CHARS // 2
         head, tail = text[:half], text[-half:]

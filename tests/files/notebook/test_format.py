@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
+from array import array
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -87,6 +90,7 @@ def test_a_notebook_read_lazily_shows_as_one_read_whole(
         lazy = notebook_format.parse(data, known)
         assert isinstance(lazy.cells, notebook_format._Cells)
         assert list(lazy.cells) == whole.cells == content["cells"]
+        assert lazy.cells[first - 1 :] == whole.cells[first - 1 :]
         cell_range = (first, 4) if ranged else None
         assert render(lazy, cell_range, "p").text == render(whole, cell_range, "p").text
 
@@ -96,3 +100,77 @@ def test_a_verdict_is_not_kept_for_a_file_that_just_changed() -> None:
     just = (0, next(_inodes), len(data), 0, 2**62)  # changed "now", as far as time goes
     notebook_format.parse(data, just)
     assert isinstance(notebook_format.parse(data, just).cells, list)
+
+
+def shape(cells: int) -> notebook_format._Shape:
+    """Where the cells of a notebook of ``cells`` cells are, as a verdict keeps it."""
+    return notebook_format._Shape({}, array("q", bytes(8 * cells)))
+
+
+def test_the_places_of_cells_kept_are_bounded_the_least_recently_used_go_first() -> None:
+    """Where the cells of valid notebooks are is kept for a million cells of all of them:
+    beyond, the least recently used notebooks lose theirs, keeping their verdicts."""
+    verdicts = notebook_format._Verdicts()
+    read = time.time_ns()
+    a, b, c, d = ((0, inode, 0, 0, 0) for inode in range(4))  # files long unchanged
+    shapes: dict[Any, Any] = {}
+    recent: list[Any] = []  # the files by their last use, the least recent first
+
+    def use(key: Any) -> None:
+        if key in recent:
+            recent.remove(key)
+        recent.append(key)
+
+    def keep(key: Any, cells: int) -> None:
+        shapes[key] = shape(cells)
+        verdicts.keep(key, None, read, shapes[key])
+        use(key)
+
+    def kept() -> list[Any]:
+        """Each file's kept shape: None where only the verdict is kept, or none."""
+        found = {key: verdicts.get(key) for key in recent}  # used in that order: unchanged
+        assert all(known and verdict is None for known, verdict, _ in found.values())
+        assert verdicts.get(d) == (False, None, None) or d in found
+        return [found[key][2] if key in found else None for key in (a, b, c, d)]
+
+    keep(a, 600_000)
+    keep(b, 400_000)  # a million: all kept
+    assert kept() == [shapes[a], shapes[b], None, None]
+    keep(c, 100_000)  # a's go
+    assert kept() == [None, shapes[b], shapes[c], None]
+    verdicts.get(b)
+    use(b)
+    keep(a, 600_000)  # read again: c's go, b being used more recently
+    assert kept() == [shapes[a], shapes[b], None, None]
+    keep(d, 1)  # then b's, c having none
+    assert kept() == [shapes[a], None, None, shapes[d]]
+
+
+def test_a_verdict_is_kept_for_a_file_unchanged_for_two_seconds() -> None:
+    """The file system's clock may tick as slowly as every 2 s: a file changed less
+    than that before it was read may change again with the same times."""
+    verdicts = notebook_format._Verdicts()
+    read = time.time_ns()
+    settled, changing = (0, 1, 0, 0, read - 2_000_000_000), (0, 2, 0, 0, read - 1_999_999_999)
+    verdicts.keep(settled, "not valid", read)
+    verdicts.keep(changing, "not valid", read)
+    assert verdicts.get(settled) == (True, "not valid", None)
+    assert verdicts.get(changing) == (False, None, None)
+
+
+def test_the_256_most_recently_used_verdicts_are_kept() -> None:
+    """Beyond 256 files the least recently used is forgotten, with the places of its
+    cells; a verdict on a file that is not a notebook holds no cells' places."""
+    verdicts = notebook_format._Verdicts()
+    read = time.time_ns()
+    keys = [(0, inode, 0, 0, 0) for inode in range(257)]
+    first, last = shape(600_000), shape(1_000_000)
+    verdicts.keep(keys[0], None, read, first)
+    for key in keys[1:256]:
+        verdicts.keep(key, f"not valid {key[1]}", read)
+    verdicts.get(keys[0])  # used again: keys[1] is now the least recently used
+    verdicts.keep(keys[256], None, read, last)  # a million cells: keys[0] loses its places
+    assert verdicts.get(keys[1]) == (False, None, None)
+    assert verdicts.get(keys[2]) == (True, "not valid 2", None)
+    assert verdicts.get(keys[0]) == (True, None, None)
+    assert verdicts.get(keys[256]) == (True, None, last)
