@@ -355,8 +355,10 @@ def _object_style(text: str, start: int) -> tuple[str | None, str, str, str, str
     # A comma follows: every cell, and every notebook, has more than one key.
     between = text[value_end : skip_whitespace(text, skip_whitespace(text, value_end) + 1)]
     base = _indentation(text, start)
-    indent = gap.rpartition("\n")[2].removeprefix(base) if "\n" in gap else None
     newline = "\r\n" if "\r\n" in gap else "\n"
+    if "\n" not in gap:  # on one line: its separators as they are
+        return None, base, newline, between, key_separator
+    indent = _indentation(text, first)[len(base) :]
     return indent, base, newline, _on_its_line(between), _on_its_line(key_separator)
 
 
