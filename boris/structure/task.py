@@ -61,12 +61,11 @@ class NameQuery:
     kind: str | None = None
 
     def wants(self, definition: Definition) -> bool:
+        """Whether a search by name (a pattern, or the parts of a name) wants it."""
         if self.kind is not None and definition.kind != self.kind:
             return False
         if self.pattern is not None:
             return _regex(self.pattern).search(definition.qualified) is not None
-        if not self.parts:
-            return True
         size = len(self.parts)
         return definition.parts[-size:] == self.parts
 
@@ -91,9 +90,10 @@ class StructureTask:
     prefilter: str | None = None
 
     def run_chunk(
-        self, chunk: list[tuple[str, str]], skip: int = 0, stop: Stop | None = None
+        self, chunk: list[tuple[str, str]], skip: int, stop: Stop | None = None
     ) -> list[tuple[int, list[str]]]:
-        """``(index, lines)`` for the files of ``chunk`` that give any."""
+        """``(index, lines)`` for the files of ``chunk`` that give any (``skip`` is
+        grep's alone)."""
         found = []
         for index, (label, path) in enumerate(chunk):
             check(stop)

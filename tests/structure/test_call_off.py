@@ -5,6 +5,7 @@ names after the search by name found none. Every search here runs in this proces
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -67,6 +68,17 @@ def test_a_search_called_off_stops(tmp_path: Path, request_: engine.Request) -> 
     for root in (files, directories):
         with pytest.raises(Stopped):
             engine.run(access(root), request_, called_off())
+
+
+def test_a_map_called_off_after_the_first_files_stops(tmp_path: Path) -> None:
+    """Called off once the files a map parses first are done, as the rest go to the
+    workers (here, with none, to this process)."""
+    first = engine.IN_PROCESS_PARSING
+    root = write_tree(tmp_path, {"f0.py": "def one(): pass\n"})
+    for n in range(1, first + 1):
+        os.link(root / "f0.py", root / f"f{n}.py")
+    with pytest.raises(Stopped):
+        engine.run(access(root), engine.Request(), SetOnLook(first + 1))
 
 
 def test_a_symbol_called_off_stops(tmp_path: Path) -> None:

@@ -205,6 +205,9 @@ async def test_definitions_by_name(client: Client[Any], workdir: Path) -> None:
         "b/client.go:7-7  method Client.Run  func (c *Client) Run() error { return nil }"
     )
     assert await symbols(client, path="names", name="nothing_here") == "No definitions found"
+    assert await symbols(client, path="names", name="start", kind="class") == (
+        "No definitions found"
+    )
 
 
 async def test_a_search_by_name_in_one_file(client: Client[Any], workdir: Path) -> None:
@@ -539,6 +542,7 @@ async def test_files_are_chosen_as_grep_chooses_them(client: Client[Any], workdi
             "js, json, markdown, py, rust, ts, yaml; aliases: python (py), typescript (ts), "
             "md (markdown)",
         ),
+        ({"include": "[oops"}, "[INVALID_INPUT] include: unclosed '[' at position 0 in \"[oops\""),
         ({"path": "missing"}, None),
     ],
 )
