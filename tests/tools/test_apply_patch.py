@@ -530,6 +530,14 @@ async def test_end_of_file_anchors_a_hunk_at_the_end(
     assert path.read_bytes() == after
 
 
+async def test_end_of_file_anchors_a_hunk_of_one_line(client: Client[Any], case: Path) -> None:
+    path = await viewed(client, case / "f.txt", "last\none\nlast\n")
+    ok_text(
+        await apply(client, patch(f"*** Update File: {path}", "-last", "+LAST", "*** End of File"))
+    )
+    assert path.read_bytes() == b"last\none\nLAST\n"
+
+
 async def test_end_of_file_refuses_lines_elsewhere(client: Client[Any], case: Path) -> None:
     path = await viewed(client, case / "f.txt", "a\nb\nc\n")
     message = await refused(
