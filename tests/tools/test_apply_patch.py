@@ -204,6 +204,10 @@ MALFORMED = [
         'line 1: the patch must start with "*** Begin Patch", not "*** Update File: a.txt"',
     ),
     (
+        "x\n*** Begin Patch\n*** Delete File: a.txt\n*** End Patch",
+        'line 1: the patch must start with "*** Begin Patch", not "x"',
+    ),
+    (
         "*** Begin Patch\n*** Delete File: a.txt\n",
         'line 2: the patch must end with "*** End Patch", not "*** Delete File: a.txt"',
     ),
@@ -361,6 +365,7 @@ LENIENT = [
     # Padded markers and section headers, blank lines around the patch, CRLF lines.
     "\n\n  *** Begin Patch \n  *** Update File: {path}\n@@\n-a\n+b\n *** End Patch  \n\n",
     "*** Begin Patch\r\n*** Update File: {path}\r\n@@\r\n-a\r\n+b\r\n*** End Patch\r\n",
+    "*** Begin Patch\r\n*** Update File: {path}\r\n-a\r\n+b\r\n*** End Patch\r",
     # A heredoc's lines around the patch.
     "<<'EOF'\n*** Begin Patch\n*** Update File: {path}\n@@\n-a\n+b\n*** End Patch\nEOF\n",
     '<<"EOF"\n*** Begin Patch\n*** Update File: {path}\n-a\n+b\n*** End Patch\nEOF',
@@ -375,7 +380,7 @@ LENIENT = [
 async def test_what_codex_is_lenient_about(client: Client[Any], case: Path, text: str) -> None:
     path = await viewed(client, case / "a.txt", "a\n")
     assert ok_text(await apply(client, text.format(path=path))) == f"M {path}"
-    assert path.read_text() == "b\n"
+    assert path.read_bytes() == b"b\n"
 
 
 async def test_an_empty_line_in_a_hunk_is_an_empty_context_line(

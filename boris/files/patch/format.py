@@ -114,9 +114,9 @@ def shown(text: str) -> str:
 
 def parse(text: str) -> list[FileChange]:
     """The changes a patch asks for, in its order; ``PATCH_INVALID`` if it is malformed."""
-    # A line's CR before its newline is not part of it (a patch may come with CRLF).
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").removesuffix("\r")
+    # A line's CR before its newline is not part of it (a patch may come with CRLF); the
+    # markers are read without blanks at their ends, a CR ending the patch among them.
+    text = text.replace("\r\n", "\n")
     reader = _Reader(text)
     return reader.sections()
 
