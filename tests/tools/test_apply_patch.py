@@ -208,11 +208,27 @@ MALFORMED = [
         'line 1: the patch must start with "*** Begin Patch", not "x"',
     ),
     (
+        "\n\nx\n*** Begin Patch\n*** Delete File: a.txt\n*** End Patch",
+        'line 3: the patch must start with "*** Begin Patch", not "x"',
+    ),
+    # Heredoc lines around nothing, or around one line, enclose no patch.
+    ("<<EOF", 'line 1: the patch must start with "*** Begin Patch", not "<<EOF"'),
+    ("<<EOF\nEOF", 'line 1: the patch must start with "*** Begin Patch", not "<<EOF"'),
+    (
+        "<<EOF\n*** Begin Patch\nEOF",
+        'line 1: the patch must start with "*** Begin Patch", not "<<EOF"',
+    ),
+    # A heredoc's last line without its first.
+    (
+        "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\nEOF",
+        'line 4: the patch must end with "*** End Patch", not "EOF"',
+    ),
+    (
         "*** Begin Patch\n*** Delete File: a.txt\n",
         'line 2: the patch must end with "*** End Patch", not "*** Delete File: a.txt"',
     ),
     (
-        "*** Begin Patch\n*** End Patch",
+        "*** Begin Patch\n*** End Patch\n\n",
         'line 2: the patch changes no file: give at least one "*** Add File: <path>", '
         '"*** Update File: <path>" or "*** Delete File: <path>" section',
     ),
@@ -368,6 +384,9 @@ LENIENT = [
     "*** Begin Patch\r\n*** Update File: {path}\r\n-a\r\n+b\r\n*** End Patch\r",
     # A heredoc's lines around the patch.
     "<<'EOF'\n*** Begin Patch\n*** Update File: {path}\n@@\n-a\n+b\n*** End Patch\nEOF\n",
+    "\n<<EOF\n*** Begin Patch\n*** Update File: {path}\n-a\n+b\n*** End Patch\nEOF\n",
+    # Blanks after a marker.
+    "*** Begin Patch\n*** Update File: {path}\n-a\n+b\n*** End of File \t\n*** End Patch",
     '<<"EOF"\n*** Begin Patch\n*** Update File: {path}\n-a\n+b\n*** End Patch\nEOF',
     "<<EOF\n*** Begin Patch\n*** Update File: {path}\n-a\n+b\n*** End Patch\nEOF",
     # A first hunk without its @@ line; blank lines between hunks and before the end.
