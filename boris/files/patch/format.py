@@ -74,8 +74,6 @@ Kind = Literal[" ", "-", "+"]
 class Hunk:
     """One hunk of an update: where to look, and its lines."""
 
-    #: The patch line of its first line.
-    line: int
     #: Texts of its ``@@`` lines, in order: each is looked for after the one before.
     anchors: tuple[str, ...]
     #: Its lines as the patch gives them, each ending in ``"\n"``: ``" "`` and a context
@@ -310,7 +308,7 @@ class _Reader:
             )
         if not body:
             raise invalid(start, "this hunk has no lines")
-        return Hunk(start, tuple(anchors), body, at_end)
+        return Hunk(tuple(anchors), body, at_end)
 
     def _misplaced(self, previous: FileChange | None) -> BorisError:
         """The error for a line where a section header belongs."""
