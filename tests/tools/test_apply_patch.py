@@ -204,11 +204,31 @@ MALFORMED = [
         'line 1: the patch must start with "*** Begin Patch", not "*** Update File: a.txt"',
     ),
     (
+        "x\n*** Begin Patch\n*** Delete File: a.txt\n*** End Patch",
+        'line 1: the patch must start with "*** Begin Patch", not "x"',
+    ),
+    (
+        "\n\nx\n*** Begin Patch\n*** Delete File: a.txt\n*** End Patch",
+        'line 3: the patch must start with "*** Begin Patch", not "x"',
+    ),
+    # Heredoc lines around nothing, or around one line, enclose no patch.
+    ("<<EOF", 'line 1: the patch must start with "*** Begin Patch", not "<<EOF"'),
+    ("<<EOF\nEOF", 'line 1: the patch must start with "*** Begin Patch", not "<<EOF"'),
+    (
+        "<<EOF\n*** Begin Patch\nEOF",
+        'line 1: the patch must start with "*** Begin Patch", not "<<EOF"',
+    ),
+    # A heredoc's last line without its first.
+    (
+        "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\nEOF",
+        'line 4: the patch must end with "*** End Patch", not "EOF"',
+    ),
+    (
         "*** Begin Patch\n*** Delete File: a.txt\n",
         'line 2: the patch must end with "*** End Patch", not "*** Delete File: a.txt"',
     ),
     (
-        "*** Begin Patch\n*** End Patch",
+        "*** Begin Patch\n*** End Patch\n\n",
         'line 2: the patch changes no file: give at least one "*** Add File: <path>", '
         '"*** Update File: <path>" or "*** Delete File: <path>" section',
     ),
@@ -361,8 +381,12 @@ LENIENT = [
     # Padded markers and section headers, blank lines around the patch, CRLF lines.
     "\n\n  *** Begin Patch \n  *** Update File: {path}\n@@\n-a\n+b\n *** End Patch  \n\n",
     "*** Begin Patch\r\n*** Update File: {path}\r\n@@\r\n-a\r\n+b\r\n*** End Patch\r\n",
+    "*** Begin Patch\r\n*** Update File: {path}\r\n-a\r\n+b\r\n*** End Patch\r",
     # A heredoc's lines around the patch.
     "<<'EOF'\n*** Begin Patch\n*** Update File: {path}\n@@\n-a\n+b\n*** End Patch\nEOF\n",
+    "\n<<EOF\n*** Begin Patch\n*** Update File: {path}\n-a\n+b\n*** End Patch\nEOF\n",
+    # Blanks after a marker.
+    "*** Begin Patch\n*** Update File: {path}\n-a\n+b\n*** End of File \t\n*** End Patch",
     '<<"EOF"\n*** Begin Patch\n*** Update File: {path}\n-a\n+b\n*** End Patch\nEOF',
     "<<EOF\n*** Begin Patch\n*** Update File: {path}\n-a\n+b\n*** End Patch\nEOF",
     # A first hunk without its @@ line; blank lines between hunks and before the end.
@@ -375,7 +399,7 @@ LENIENT = [
 async def test_what_codex_is_lenient_about(client: Client[Any], case: Path, text: str) -> None:
     path = await viewed(client, case / "a.txt", "a\n")
     assert ok_text(await apply(client, text.format(path=path))) == f"M {path}"
-    assert path.read_text() == "b\n"
+    assert path.read_bytes() == b"b\n"
 
 
 async def test_an_empty_line_in_a_hunk_is_an_empty_context_line(
@@ -528,6 +552,14 @@ async def test_end_of_file_anchors_a_hunk_at_the_end(
     )
     ok_text(await apply(client, text))
     assert path.read_bytes() == after
+
+
+async def test_end_of_file_anchors_a_hunk_of_one_line(client: Client[Any], case: Path) -> None:
+    path = await viewed(client, case / "f.txt", "last\none\nlast\n")
+    ok_text(
+        await apply(client, patch(f"*** Update File: {path}", "-last", "+LAST", "*** End of File"))
+    )
+    assert path.read_bytes() == b"last\none\nLAST\n"
 
 
 async def test_end_of_file_refuses_lines_elsewhere(client: Client[Any], case: Path) -> None:

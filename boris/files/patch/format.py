@@ -63,8 +63,9 @@ _NOT_ADDED = "+"
 _NOT_ADDED_AFTER = re.compile(r"\n[^+]")
 _HUNK_STARTS = " -+\n"
 _NOT_HUNK_AFTER = re.compile(r"\n[^ +\-\n]")
-# A character that is not whitespace (as str.strip() sees it).
-_NOT_BLANK = re.compile(r"\S")
+# A line that is not blank: whitespace (as str.strip() sees it) up to a character that
+# is not; its start is the line's.
+_FILLED_LINE = re.compile(r"^[^\S\n]*\S", re.M)
 
 Kind = Literal[" ", "-", "+"]
 
@@ -73,8 +74,6 @@ Kind = Literal[" ", "-", "+"]
 class Hunk:
     """One hunk of an update: where to look, and its lines."""
 
-    #: The patch line of its first line.
-    line: int
     #: Texts of its ``@@`` lines, in order: each is looked for after the one before.
     anchors: tuple[str, ...]
     #: Its lines as the patch gives them, each ending in ``"\n"``: ``" "`` and a context
@@ -114,9 +113,9 @@ def shown(text: str) -> str:
 
 def parse(text: str) -> list[FileChange]:
     """The changes a patch asks for, in its order; ``PATCH_INVALID`` if it is malformed."""
-    # A line's CR before its newline is not part of it (a patch may come with CRLF).
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").removesuffix("\r")
+    # A line's CR before its newline is not part of it (a patch may come with CRLF); the
+    # markers are read without blanks at their ends, a CR ending the patch among them.
+    text = text.replace("\r\n", "\n")
     reader = _Reader(text)
     return reader.sections()
 
@@ -128,14 +127,11 @@ class _Reader:
 
     def __init__(self, text: str) -> None:
         self._text = text
-        self.at = 0
-        self.number = 1
         self._hunks = 0
         first = self._filled_after(0)
         if first is None:
             raise invalid(1, f"the patch is empty; it starts with {shown(BEGIN)}")
-        last = self._filled_before(len(text))
-        assert last is not None
+        last = text.rstrip().rfind("\n") + 1  # the last line that is not blank
         if self._line(first).strip() in _HEREDOC_STARTS and self._line(last).strip().endswith(
             "EOF"
         ):
@@ -155,8 +151,8 @@ class _Reader:
                 f"the patch must end with {shown(END)}, not {shown(self._line(last))}",
             )
         self._end = last
-        self._end_number = self._number_of(last)
-        self._go(self._next(first))
+        self.at = self._next(first)
+        self.number = self._number_of(self.at)
 
     # --- moving through the text
 
@@ -172,10 +168,8 @@ class _Reader:
 
     def _filled_after(self, at: int) -> int | None:
         """The start of the first line at or after ``at`` that is not blank."""
-        found = _NOT_BLANK.search(self._text, at)
-        if found is None:
-            return None
-        return self._text.rfind("\n", 0, found.start()) + 1
+        found = _FILLED_LINE.search(self._text, at)
+        return None if found is None else found.start()
 
     def _filled_before(self, at: int) -> int | None:
         """The start of the last line before ``at`` (a line start) that is not blank."""
@@ -214,11 +208,8 @@ class _Reader:
 
     def _skip_blank_lines(self) -> None:
         """Pass the lines from here that are blank (whitespace only)."""
-        found = _NOT_BLANK.search(self._text, self.at, self._end)
-        if found is not None:
-            self._go(self._text.rfind("\n", 0, found.start()) + 1)
-        else:
-            self._go(self._end)
+        found = _FILLED_LINE.search(self._text, self.at, self._end)
+        self._go(self._end if found is None else found.start())
 
     # --- the sections
 
@@ -247,7 +238,7 @@ class _Reader:
             previous = change
         if not changes:
             raise invalid(
-                self._end_number,
+                self._number_of(self._end),
                 f"the patch changes no file: give at least one {shown(ADD + '<path>')}, "
                 f"{shown(UPDATE + '<path>')} or {shown(DELETE + '<path>')} section",
             )
@@ -303,25 +294,21 @@ class _Reader:
                 self.number, f"expected '@@' to start the next hunk, got {shown(self._current)}"
             )
         body = self._run(_HUNK_STARTS, _NOT_HUNK_AFTER)
-        at_end = False
-        if self._more:
-            line = self._current
-            if line.rstrip() == END_OF_FILE:
-                if not body:
-                    raise invalid(
-                        self.number, f"{shown(END_OF_FILE)} must follow the lines of a hunk"
-                    )
-                at_end = True
-                self._go(self._next(self.at))
-            elif not line.startswith(("@@", "*")):
-                raise invalid(
-                    self.number,
-                    "each line of a hunk starts with ' ' (context), '-' (removed) or "
-                    f"'+' (added); got {shown(line)}",
-                )
+        # (At the end of the patch the current line is "*** End Patch".)
+        at_end = self._current.rstrip() == END_OF_FILE
+        if at_end:
+            if not body:
+                raise invalid(self.number, f"{shown(END_OF_FILE)} must follow the lines of a hunk")
+            self._go(self._next(self.at))
+        elif self._more and not self._current.startswith(("@@", "*")):
+            raise invalid(
+                self.number,
+                "each line of a hunk starts with ' ' (context), '-' (removed) or "
+                f"'+' (added); got {shown(self._current)}",
+            )
         if not body:
             raise invalid(start, "this hunk has no lines")
-        return Hunk(start, tuple(anchors), body, at_end)
+        return Hunk(tuple(anchors), body, at_end)
 
     def _misplaced(self, previous: FileChange | None) -> BorisError:
         """The error for a line where a section header belongs."""
