@@ -511,6 +511,10 @@ async def test_an_id_made_of_digits_is_an_id_first(client: Client[Any], case: Pa
         ({"cell": 1 - 10**18, "edit_mode": "delete"}, f"cell: {1 - 10**18} is out of range"),
         ({"cell": -(10**18), "edit_mode": "delete"}, "cell: that number is out of range"),
         ({"cell": "", "new_source": "x"}, "cell: must not be empty"),
+        (
+            {"cell": 1, "new_source": "a\ud800"},
+            "new_source: contains a lone UTF-16 surrogate, which is not valid Unicode text",
+        ),
         ({"cell": 1}, "new_source: required to replace a cell"),
         (
             {"cell": 1, "edit_mode": "insert", "new_source": "x"},
@@ -532,6 +536,7 @@ async def test_an_id_made_of_digits_is_an_id_first(client: Client[Any], case: Pa
         "lowest shown",
         "too low to show",
         "empty",
+        "surrogate",
         "source",
         "type",
     ],
@@ -628,6 +633,14 @@ async def test_a_lone_surrogate_in_the_edited_cell_stays_escaped(
     else:
         assert read["attachments"] == {"a.txt": {"text/plain": "\udc00"}}
     assert "".join(read["source"]) == "x = 2"
+
+
+async def test_a_directory_is_not_edited(client: Client[Any], case: Path) -> None:
+    path = case / "d.ipynb"
+    path.mkdir()
+    assert error_text(await edit(client, path, cell=1, new_source="x")) == (
+        f"[INVALID_INPUT] {path} is a directory; notebook_edit works on files only"
+    )
 
 
 @pytest.mark.parametrize("number", [1, 3])

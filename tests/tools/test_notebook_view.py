@@ -195,6 +195,32 @@ async def test_carriage_returns_settled_and_ansi_removed(client: Client[Any], ca
     ]
 
 
+async def test_each_output_header_is_one_line(client: Client[Any], case: Path) -> None:
+    """An error's header holds the first line of its value, a stream's its name made one
+    line (every line that is not source or output text starts with "["); an empty line
+    of an output's text is a bare "|"."""
+    outputs = [
+        new_output(
+            "error",
+            ename="ValueError",
+            evalue="\nfirst line\nsecond line\n",
+            traceback=["ValueError: first line", "second line"],
+        ),
+        new_output("stream", name="std\nout", text="a\n\nb\n"),
+    ]
+    notebook = new_notebook(cells=[new_code_cell("", id="e", outputs=outputs)])
+    shown = ok_text(await view(client, write(case / "e.ipynb", notebook)))
+    assert shown.splitlines()[2:] == [
+        "[output] error ValueError: first line",
+        "| ValueError: first line",
+        "| second line",
+        "[output] stream std out",
+        "| a",
+        "|",
+        "| b",
+    ]
+
+
 async def test_view_range_selects_cells(client: Client[Any], case: Path) -> None:
     path = write(case / "a.ipynb", sample())
     expected = SAMPLE_VIEW.split("[cell 2]")[1].split("[cell 4]")[0]

@@ -53,11 +53,11 @@ def edit_notebook(
     access: FileAccess,
     path: str,
     cell: int | str,
-    edit_mode: EditMode = "replace",
-    new_source: str | None = None,
-    cell_type: CellType | None = None,
+    edit_mode: EditMode,
+    new_source: str | None,
+    cell_type: CellType | None,
 ) -> str:
-    """notebook_edit: what it does and returns."""
+    """notebook_edit: what it does and returns (the tool gives the defaults)."""
     if not is_notebook_name(path):
         raise BorisError(
             Code.INVALID_INPUT,

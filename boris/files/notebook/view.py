@@ -172,18 +172,18 @@ class CellLines:
     def lines(self, most: int) -> list[str]:
         """The cell's first ``most`` lines (or all of them)."""
         cell = self._cell
-        kind = cell.get("cell_type")
+        kind = cell["cell_type"]  # what nbformat's schema requires is there
         header = f"[cell {self._number}] {kind}"
         if "id" in cell:
             header += f" id={cell['id']}"
         if kind == "code":
-            count = cell.get("execution_count")
+            count = cell["execution_count"]
             header += f" execution_count={'none' if count is None else count}"
         made = [header][:most]
         made += self._numbered(most - len(made))
         if len(made) < most and kind == "code":
             images = _Images() if self._images is None else self._images
-            for output in cell.get("outputs", []):
+            for output in cell["outputs"]:
                 made += _output(output, images)
                 if len(made) >= most:
                     break
@@ -225,30 +225,29 @@ class CellLines:
 
 
 def _output(output: dict[str, Any], images: _Images) -> list[str]:
-    kind = output.get("output_type")
+    """An output's lines; it is one of the four kinds nbformat's schema allows, with what
+    the schema requires of its kind."""
+    kind = output["output_type"]
     if kind == "stream":
-        return [f"[output] stream {output.get('name')}", *_text_lines(output.get("text", ""))]
+        return [_one_line(f"[output] stream {output['name']}"), *_text_lines(output["text"])]
     if kind == "error":
-        evalue = str(output.get("evalue", "")).strip().split("\n", 1)[0]
-        head = f"[output] error {output.get('ename')}" + (f": {evalue}" if evalue else "")
-        traceback = "\n".join(output.get("traceback", []))
-        return [_one_line(head), *_text_lines(traceback)]
-    if kind in ("execute_result", "display_data", "update_display_data"):
-        data: dict[str, Any] = output.get("data", {})
-        parts = []
-        image = next((mime for mime in _IMAGE_TYPES if mime in data), None)
-        if image is not None:
-            parts.append(images.attach(image, data[image]))
-        text = next((mime for mime in _TEXT_TYPES if mime in data), None)
-        if text is not None:
-            parts.append(text)
-        head = f"[output] {kind} " + (", ".join(parts) if parts else "(no data)")
-        hidden = [mime for mime in data if mime not in (image, text)]
-        if hidden:
-            head += f"; not shown: {', '.join(hidden)}"
-        body = _text_lines(data[text]) if text is not None else []
-        return [_one_line(head), *body]
-    return [_one_line(f"[output] {kind} (not shown)")]
+        evalue = output["evalue"].strip().partition("\n")[0]
+        head = f"[output] error {output['ename']}" + (f": {evalue}" if evalue else "")
+        return [_one_line(head), *_text_lines("\n".join(output["traceback"]))]
+    data: dict[str, Any] = output["data"]  # an execute_result or a display_data
+    parts = []
+    image = next((mime for mime in _IMAGE_TYPES if mime in data), None)
+    if image is not None:
+        parts.append(images.attach(image, data[image]))
+    text = next((mime for mime in _TEXT_TYPES if mime in data), None)
+    if text is not None:
+        parts.append(text)
+    head = f"[output] {kind} " + (", ".join(parts) if parts else "(no data)")
+    hidden = [mime for mime in data if mime not in (image, text)]
+    if hidden:
+        head += f"; not shown: {', '.join(hidden)}"
+    body = _text_lines(data[text]) if text is not None else []
+    return [_one_line(head), *body]
 
 
 def _text_lines(value: Any) -> list[str]:
