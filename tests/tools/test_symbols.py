@@ -366,6 +366,23 @@ async def test_a_notebook_is_read_as_its_code_cells(client: Client[Any], workdir
     )
 
 
+async def test_an_ipython_line_is_a_statement(client: Client[Any], workdir: Path) -> None:
+    """A magic or a shell command is a statement of the block it stands in, as IPython
+    runs it: a function's range holds its last line; the lines keep their numbers."""
+    code: dict[str, Any] = {"cell_type": "code", "execution_count": None, "metadata": {}}
+    source = "%load_ext autoreload\ndef run():\n    total = 1\n    %timeit total\n"
+    notebook = {
+        "cells": [{**code, "outputs": [], "source": source}],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    write_tree(workdir / "nbmagic", {"timed.ipynb": json.dumps(notebook)})
+    assert await symbols(client, path="nbmagic/timed.ipynb") == (
+        "nbmagic/timed.ipynb (Python notebook, 1 cell)\nfunction run  cell 1:2-4  def run():"
+    )
+
+
 async def test_the_header_of_a_notebook_counts_its_cells(
     client: Client[Any], workdir: Path
 ) -> None:
@@ -421,6 +438,14 @@ async def test_a_file_with_syntax_errors_is_outlined_as_far_as_it_parses(
     )
     assert "function good  1-2  def good():" in lines
     assert "class After  7-8  class After:" in lines
+
+
+async def test_a_signature_not_in_utf8_shows_a_replacement_character(
+    client: Client[Any], workdir: Path
+) -> None:
+    write_tree(workdir / "latin", {"latin.py": b"def caf\xe9():\n    return 1\n"})
+    outline = await symbols(client, path="latin/latin.py")
+    assert outline.split("\n")[-1].endswith("  1-2  def caf\ufffd():")
 
 
 async def test_files_it_cannot_read_get_a_note(client: Client[Any], workdir: Path) -> None:
