@@ -141,6 +141,42 @@ async def test_an_outline_shows_names_below_what_holds_them(
     )
 
 
+async def test_comments_after_a_definitions_last_line_are_not_part_of_it(
+    client: Client[Any], workdir: Path
+) -> None:
+    """As Python's ast has it: a comment indented as the body, after its last statement
+    (even a lone ``#``), is outside the definition's range."""
+    source = (
+        "class A:\n    def f(self):\n        return 1\n    #\n\n\ndef g():\n    pass\n    # end\n"
+    )
+    write_tree(workdir / "trailing", {"t.py": source})
+    assert await symbols(client, path="trailing/t.py") == (
+        "trailing/t.py (Python, 9 lines)\n"
+        "class A  1-3  class A:\n"
+        "  method f  2-3  def f(self):\n"
+        "function g  7-8  def g():"
+    )
+
+
+async def test_a_c_macro_is_its_line_and_an_extern_declaration_no_definition(
+    client: Client[Any], workdir: Path
+) -> None:
+    """A macro's node holds the newline that ends it: its range is its one line. An
+    extern variable is declared, not defined; an extern function with a body is
+    defined."""
+    source = (
+        "#define LIMIT 64\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\n\n"
+        "extern int counter;\nextern int next_id(void) { return ++counter; }\n"
+    )
+    write_tree(workdir / "macros", {"macros.c": source})
+    assert await symbols(client, path="macros/macros.c") == (
+        "macros/macros.c (C, 5 lines)\n"
+        "constant LIMIT  1-1  #define LIMIT 64\n"
+        "function MAX  2-2  #define MAX(a, b) ((a) > (b) ? (a) : (b))\n"
+        "function next_id  5-5  extern int next_id(void) { return ++counter; }"
+    )
+
+
 async def test_outline_with_a_kind_lists_qualified_names(
     client: Client[Any], workdir: Path
 ) -> None:
