@@ -127,16 +127,8 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 def _collect(
     index: int, captures: dict[str, list[tree_sitter.Node]], found: dict[tuple[int, int], _Found]
 ) -> None:
-    node = None
-    kind = ""
-    for capture, nodes in captures.items():
-        role = _ROLES.get(capture)
-        if role == "":
-            node = nodes[0]
-        elif role is not None:
-            node, kind = nodes[0], role
-    if node is None:
-        return
+    # Each pattern of a query captures one definition or scope.
+    kind, node = next((_ROLES[c], nodes[0]) for c, nodes in captures.items() if c in _ROLES)
     if kind == "variable" and node.type == "declaration" and _is_extern(node):
         return
     names = captures.get("name", [])
@@ -175,7 +167,7 @@ def _collect(
             lines[0],
             lines[1],
             kind,
-            (*prefix, *own) if prefix else own,
+            (*prefix, *own),
             name.start_point[0] + 1,
             key[0],
             key[1],
@@ -253,11 +245,8 @@ def _content_end(node: tree_sitter.Node) -> tuple[int, int]:
         last = node.child(count - 1) if count else None
         while last is not None and last.is_extra:
             last = last.prev_sibling
-        if last is None:
+        if last is None:  # a leaf
             break
-        if not last.child_count:
-            point = last.end_point
-            return point.row, point.column
         node = last
     point = node.end_point
     return point.row, point.column

@@ -2,8 +2,9 @@
 
 The notebook's JSON is read with the standard library: structure needs no more than
 the cells' types and sources (view and notebook_edit check notebooks with nbformat).
-IPython's own lines (``%magic``, ``!command``, ``?help``) are not Python: they are
-blanked, keeping the cell's line numbers, so that the rest of the cell parses.
+IPython's own lines (``%magic``, ``!command``, ``?help``) are not Python: each is read
+as ``...`` at its indentation, a statement as IPython runs it (a loop's body may be one
+alone), keeping the cell's line numbers, so that the rest of the cell parses.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 
-_IPYTHON_LINE = re.compile(rb"^[ \t]*(?:%|!|\?)[^\n]*", re.MULTILINE)
+_IPYTHON_LINE = re.compile(rb"^([ \t]*)(?:%|!|\?)[^\n]*", re.MULTILINE)
 
 
 def code_cells(data: bytes) -> tuple[int, list[tuple[int, bytes]]] | None:
@@ -34,5 +35,5 @@ def code_cells(data: bytes) -> tuple[int, list[tuple[int, bytes]]] | None:
         if not isinstance(source, str):
             continue
         text = source.encode("utf-8", "surrogatepass")
-        found.append((number, _IPYTHON_LINE.sub(b"", text)))
+        found.append((number, _IPYTHON_LINE.sub(rb"\1...", text)))
     return len(cells), found

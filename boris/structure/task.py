@@ -60,6 +60,11 @@ class NameQuery:
     pattern: str | None = None
     kind: str | None = None
 
+    @property
+    def qualifiers(self) -> tuple[str, ...]:
+        """The parts of the name before its last (``Outer`` of ``Outer.inner``)."""
+        return self.parts[:-1]
+
     def wants(self, definition: Definition) -> bool:
         """Whether a search by name (a pattern, or the parts of a name) wants it."""
         if self.kind is not None and definition.kind != self.kind:
@@ -137,28 +142,24 @@ class StructureTask:
         word = self._word()
         if word is None or self.mode not in (DEFINITIONS, PLACES) or is_notebook(name):
             return True
-        return bool(sites(data, word, self.query.parts[:-1], language))
+        return bool(sites(data, word, self.query.qualifiers, language))
 
     def lines(self, label: str, source: Source) -> list[str]:
         """The lines of ``source`` (a file shown as ``label``) for this task's mode."""
         if self.mode == REFERENCES:
             return list(reference_lines(label, source, self.query.parts[-1]))
-        if self.mode == PLACES:
-            return [
-                place(part, d)
-                for part, found, _, _ in parsed(source, self._word(), self.query.parts[:-1])
-                for d in found
-                if self.query.wants(d)
-            ]
         if self.mode == NAMES:
             return [d.qualified for _, found, _, _ in parsed(source) for d in found]
-        if self.mode == DEFINITIONS:
-            return [
-                definition_line(label, part, d, lines)
-                for part, found, lines, _ in parsed(source, self._word(), self.query.parts[:-1])
+        if self.mode in (PLACES, DEFINITIONS):
+            wanted = [
+                (part, d, lines)
+                for part, found, lines, _ in parsed(source, self._word(), self.query.qualifiers)
                 for d in found
                 if self.query.wants(d)
             ]
+            if self.mode == PLACES:
+                return [place(part, d) for part, d, _ in wanted]
+            return [definition_line(label, part, d, lines) for part, d, lines in wanted]
         return outline(label, source, self.query.kind, top_only=self.mode == MAP)
 
     def _word(self) -> str | None:
@@ -297,7 +298,7 @@ def _range(part: Part, d: Definition) -> str:
 
 def signature(lines: list[bytes], line: int) -> str:
     """Line ``line`` (1-based) of a source, trimmed, at most MAX_SIGNATURE characters."""
-    text = lines[line - 1].decode("utf-8", "replace").strip() if line <= len(lines) else ""
+    text = lines[line - 1].decode("utf-8", "replace").strip()
     return printable(text[:MAX_SIGNATURE])
 
 

@@ -1,7 +1,8 @@
 """A structure search called off ends with Stopped wherever the call off finds it: in
 the walk of a tree, among its files, or, for view's symbol, in the look for the nearest
-names after the search by name found none. Every search here runs in this process
-(the workers' call off is in test_structure_pool.py)."""
+names after the search by name found none; and one whose page is full looks no further.
+Every search here runs in this process (the workers' call off is in
+test_structure_pool.py)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from boris.search import pool as searchpool
 from boris.stop import Stopped
 from boris.structure import symbols as engine
 from boris.structure.locate import locate
+from boris.text import LIMIT
 from tests.support.trees import write_tree
 
 
@@ -93,3 +95,30 @@ def test_a_symbol_called_off_stops(tmp_path: Path) -> None:
     for look in (1, 2):
         with pytest.raises(Stopped):
             locate(access(root), "tree", "two", SetOnLook(look))
+
+
+def test_a_search_by_name_looks_at_no_file_after_a_full_page(tmp_path: Path) -> None:
+    """A page is full at ``head_limit`` lines, or past 30,001 characters of lines with
+    their newlines: the search looks at no file after the one that filled it (the look
+    at the stop before each file tells)."""
+    few = write_tree(tmp_path / "few", {f"f{n}.py": "def get(): pass\n" for n in range(3)})
+    assert engine.run(access(few), engine.Request(name="get", head_limit=1), SetOnLook(2)) == (
+        "f0.py:1-1  function get  def get(): pass"
+    )
+    # a.py's lines are 30,002 characters, newlines counted; b.py comes after it.
+    names: list[str] = []
+
+    def size(names: list[str]) -> int:
+        return sum(
+            len(f"a.py:{2 * k + 2}-{2 * k + 2}  method {name}.get  def get(self): pass") + 1
+            for k, name in enumerate(names)
+        )
+
+    while size([*names, "C9999"]) < LIMIT:
+        names.append(f"C{len(names):04}")
+    names[-1] += "x" * (LIMIT + 2 - size(names))
+    assert size(names) == LIMIT + 2
+    source = "".join(f"class {name}:\n    def get(self): pass\n" for name in names)
+    full = write_tree(tmp_path / "full", {"a.py": source, "b.py": "def get(): pass\n"})
+    page = engine.run(access(full), engine.Request(name="get"), SetOnLook(2))
+    assert page.endswith(f"To see more, call again with offset: {len(names) - 1}.]")

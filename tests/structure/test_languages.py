@@ -138,12 +138,17 @@ export const Panel = (props: Props) => <div>{props.label}</div>;
 
 
 def test_every_language_loads_with_a_query_the_outline_reads() -> None:
-    """Each language's grammar loads with its query (after those it is based on); a
-    definition's capture names a kind the symbols tool takes (``kind``), the other
-    captures are a definition's name, a C declarator, a scope and a Go receiver."""
+    """Each language's grammar loads (it reads an empty file) with its query (after
+    those it is based on); a definition's capture names a kind the symbols tool takes
+    (``kind``), the other captures are a definition's name, a C declarator, a scope and
+    a Go receiver."""
+    import tree_sitter
+
     known = {f"definition.{kind}" for kind in KINDS} | {"name", "declarator", "scope", "receiver"}
     for language in LANGUAGES:
-        query = load(language).definitions
+        loaded = load(language)
+        assert not tree_sitter.Parser(loaded.language).parse(b"\n").root_node.has_error
+        query = loaded.definitions
         captures = {query.capture_name(index) for index in range(query.capture_count)}
         assert "name" in captures, language.name
         assert captures <= known, language.name

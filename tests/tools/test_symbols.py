@@ -141,6 +141,42 @@ async def test_an_outline_shows_names_below_what_holds_them(
     )
 
 
+async def test_comments_after_a_definitions_last_line_are_not_part_of_it(
+    client: Client[Any], workdir: Path
+) -> None:
+    """As Python's ast has it: a comment indented as the body, after its last statement
+    (even a lone ``#``), is outside the definition's range."""
+    source = (
+        "class A:\n    def f(self):\n        return 1\n    #\n\n\ndef g():\n    pass\n    # end\n"
+    )
+    write_tree(workdir / "trailing", {"t.py": source})
+    assert await symbols(client, path="trailing/t.py") == (
+        "trailing/t.py (Python, 9 lines)\n"
+        "class A  1-3  class A:\n"
+        "  method f  2-3  def f(self):\n"
+        "function g  7-8  def g():"
+    )
+
+
+async def test_a_c_macro_is_its_line_and_an_extern_declaration_no_definition(
+    client: Client[Any], workdir: Path
+) -> None:
+    """A macro's node holds the newline that ends it: its range is its one line. An
+    extern variable is declared, not defined; an extern function with a body is
+    defined."""
+    source = (
+        "#define LIMIT 64\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\n\n"
+        "extern int counter;\nextern int next_id(void) { return ++counter; }\n"
+    )
+    write_tree(workdir / "macros", {"macros.c": source})
+    assert await symbols(client, path="macros/macros.c") == (
+        "macros/macros.c (C, 5 lines)\n"
+        "constant LIMIT  1-1  #define LIMIT 64\n"
+        "function MAX  2-2  #define MAX(a, b) ((a) > (b) ? (a) : (b))\n"
+        "function next_id  5-5  extern int next_id(void) { return ++counter; }"
+    )
+
+
 async def test_outline_with_a_kind_lists_qualified_names(
     client: Client[Any], workdir: Path
 ) -> None:
@@ -366,6 +402,23 @@ async def test_a_notebook_is_read_as_its_code_cells(client: Client[Any], workdir
     )
 
 
+async def test_an_ipython_line_is_a_statement(client: Client[Any], workdir: Path) -> None:
+    """A magic or a shell command is a statement of the block it stands in, as IPython
+    runs it: a function's range holds its last line; the lines keep their numbers."""
+    code: dict[str, Any] = {"cell_type": "code", "execution_count": None, "metadata": {}}
+    source = "%load_ext autoreload\ndef run():\n    total = 1\n    %timeit total\n"
+    notebook = {
+        "cells": [{**code, "outputs": [], "source": source}],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    write_tree(workdir / "nbmagic", {"timed.ipynb": json.dumps(notebook)})
+    assert await symbols(client, path="nbmagic/timed.ipynb") == (
+        "nbmagic/timed.ipynb (Python notebook, 1 cell)\nfunction run  cell 1:2-4  def run():"
+    )
+
+
 async def test_the_header_of_a_notebook_counts_its_cells(
     client: Client[Any], workdir: Path
 ) -> None:
@@ -421,6 +474,14 @@ async def test_a_file_with_syntax_errors_is_outlined_as_far_as_it_parses(
     )
     assert "function good  1-2  def good():" in lines
     assert "class After  7-8  class After:" in lines
+
+
+async def test_a_signature_not_in_utf8_shows_a_replacement_character(
+    client: Client[Any], workdir: Path
+) -> None:
+    write_tree(workdir / "latin", {"latin.py": b"def caf\xe9():\n    return 1\n"})
+    outline = await symbols(client, path="latin/latin.py")
+    assert outline.split("\n")[-1].endswith("  1-2  def caf\ufffd():")
 
 
 async def test_files_it_cannot_read_get_a_note(client: Client[Any], workdir: Path) -> None:
