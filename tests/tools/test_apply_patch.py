@@ -321,6 +321,10 @@ MALFORMED = [
         "line 3: a hunk starts with '@@' alone or '@@ ' and a line of the file; got \"@@hdr\"",
     ),
     (
+        "*** Begin Patch\n*** Update File: a.txt\n@@h\n-a\n*** End Patch",
+        "line 3: a hunk starts with '@@' alone or '@@ ' and a line of the file; got \"@@h\"",
+    ),
+    (
         "*** Begin Patch\n*** Update File: a.txt\n-a\n+b\n\n*** Begin Patch\n*** End Patch",
         'line 6: a second "*** Begin Patch": send one patch per call',
     ),
@@ -912,3 +916,72 @@ async def test_a_cancelled_patch_changes_nothing(
         "c.txt": "old c\n",
     }
     assert len(copies) == 3  # two copies of the patch, then str_replace's own
+
+
+# --- empty context lines ending a hunk ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("ending", [[" "], [""], ["", " "]], ids=["lone space", "empty", "both"])
+async def test_empty_context_lines_ending_a_hunk_are_dropped_if_not_found(
+    client: Client[Any], case: Path, ending: list[str]
+) -> None:
+    """A hunk ending in empty context lines (an empty line, or a lone space) is found
+    without them where the file has none there."""
+    path = await viewed(client, case / "f.txt", "a\nb\n")
+    ok_text(await apply(client, patch(f"*** Update File: {path}", " a", "+x", *ending)))
+    assert path.read_text() == "a\nx\nb\n"
+
+
+async def test_empty_context_lines_are_dropped_only_while_one_old_line_is_left(
+    client: Client[Any], case: Path
+) -> None:
+    """Of a hunk's old lines, all empty context lines, one is kept: the file must hold
+    an empty line (the hunk is not one of added lines alone, which would go at the end),
+    and one is enough."""
+    path = await viewed(client, case / "f.txt", "a\nb\n")
+    message = await refused(client, case, patch(f"*** Update File: {path}", "+x", "", ""))
+    assert message.startswith(
+        f"[STR_REPLACE_NOT_FOUND] {path}: hunk 1 of 1: its context and removed lines were "
+        "not found in the file."
+    ), message
+    path.write_text("a\n\nb\n")
+    ok_text(await apply(client, patch(f"*** Update File: {path}", "@@", "", "", "")))
+    assert path.read_text() == "a\n\nb\n"
+
+
+# --- the region an End-of-File hunk bounds ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("before", "hunks", "after"),
+    [
+        ("x\ny\nx\ny\n", ["-x", "+X", "@@", " x", "-y", "+Y"], "X\ny\nx\nY\n"),
+        # The last lines start right where the hunk before ends.
+        ("x\nx\n", ["-x", "+X", "@@", "-x", "+Y"], "X\nY\n"),
+    ],
+    ids=["after it", "where it ends"],
+)
+async def test_an_end_of_file_hunk_bounds_the_region_of_the_hunk_before(
+    client: Client[Any], case: Path, before: str, hunks: list[str], after: str
+) -> None:
+    """The hunk before one with '*** End of File' is looked for only up to the file's
+    last lines: a match of its lines among them does not make it ambiguous."""
+    path = await viewed(client, case / "f.txt", before)
+    ok_text(await apply(client, patch(f"*** Update File: {path}", *hunks, "*** End of File")))
+    assert path.read_text() == after
+
+
+@pytest.mark.parametrize("last", [[" b"], [" a", " b"]], ids=["at its start", "before it"])
+async def test_an_end_of_file_hunk_whose_lines_start_where_the_region_does(
+    client: Client[Any], case: Path, last: list[str]
+) -> None:
+    """The last lines an End-of-File hunk names start at the start of the region of the
+    hunk before it, or before: that hunk is looked for up to there, or with no bound."""
+    path = await viewed(client, case / "f.txt", "a\nb\nc\n")
+    hunks = ["-a", "+A", "@@", "-b", "+B", "@@", *last, "-c", "+C", "*** End of File"]
+    assert await refused(client, case, patch(f"*** Update File: {path}", *hunks)) == (
+        f"[STR_REPLACE_NOT_FOUND] {path}: hunk 3 of 3: its context and removed lines are not "
+        "the last lines of the file after line 2 (the end of hunk 2) ('*** End of File' says "
+        f"they are).\nThey are at line {3 - len(last)}, before that: hunks go in the order of "
+        "the file, each after the one before it and after its @@ lines."
+    )
