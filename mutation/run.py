@@ -145,6 +145,7 @@ TARGETS = {
         ),
         (
             "tests/files/patch/test_line_search.py",
+            "tests/files/patch/test_hunks.py",
             "tests/files/patch/test_properties.py",
             "tests/files/patch/test_faults.py",
             "tests/files/test_edit_identity.py",

@@ -830,6 +830,11 @@ async def test_a_patch_holds_at_most_four_times_the_size_limit(
         "and new contents counted (the limit for one patch is 4 × --max-file-size); split it "
         "into smaller patches"
     )
+    # Exactly four times the limit is within it: two files of 1 KiB, old and new.
+    for n in range(2):
+        await viewed(client, work / f"f{n}.txt", "a\n" + "x" * 1021 + "\n")
+    ok_text(await apply(client, patch(*sections[:2])))
+    assert (work / "f1.txt").read_text() == "b\n" + "x" * 1021 + "\n"
 
 
 async def test_without_view_before_edit(tmp_path: Path) -> None:
@@ -918,6 +923,40 @@ async def test_a_cancelled_patch_changes_nothing(
     assert len(copies) == 3  # two copies of the patch, then str_replace's own
 
 
+async def test_an_edit_of_a_file_waits_for_the_patch_that_writes_it(
+    client: Client[Any], case: Path
+) -> None:
+    """A patch holds its files' locks while it writes: an edit of one of them, started
+    while the patch is held in the open of its copy, waits for it and finds its content."""
+    path = await viewed(client, case / "a.txt", "old\n")
+    reached, release = threading.Event(), threading.Event()
+    edits: list[Any] = []
+
+    def hold(name: str) -> None:
+        if name.endswith(".tmp") and not reached.is_set():
+            reached.set()
+            release.wait(30)
+
+    async def edit() -> None:
+        arguments = {"path": str(path), "old_str": "new", "new_str": "newer"}
+        edits.append(await client.call_tool("str_replace", arguments, raise_on_error=False))
+
+    try:
+        with on_open(case, hold):
+            async with anyio.create_task_group() as group:
+                group.start_soon(apply, client, patch(f"*** Update File: {path}", "-old", "+new"))
+                await anyio.to_thread.run_sync(reached.wait, 30)
+                group.start_soon(edit)
+                await anyio.sleep(0.3)  # the edit has reached the lock, or would have run
+                release.set()
+    except Unavailable as exc:
+        pytest.skip(str(exc))
+    finally:
+        release.set()
+    assert ok_text(edits[0]).startswith("Replaced in")
+    assert path.read_text() == "newer\n"
+
+
 # --- empty context lines ending a hunk ---------------------------------------------------------
 
 
@@ -985,3 +1024,70 @@ async def test_an_end_of_file_hunk_whose_lines_start_where_the_region_does(
         f"they are).\nThey are at line {3 - len(last)}, before that: hunks go in the order of "
         "the file, each after the one before it and after its @@ lines."
     )
+
+
+# --- lines that end in whitespace, in files of either line ending -----------------------------
+
+
+@pytest.mark.parametrize(
+    ("before", "context", "after"),
+    [
+        # A line of one space, first in the file, is found as an empty context line.
+        (b" \nb\n", "", b" \nB\n"),
+        # A line that ends in whitespace, past as many lines as the hunk has.
+        (b"x\ny\nz\na \nb\n", " a", b"x\ny\nz\na \nB\n"),
+        # A CR before the CRLF of a line of a CRLF file is whitespace at its end.
+        (b"x\r\na\r\r\nb\r\n", " a", b"x\r\na\r\r\nB\r\n"),
+        # So is a CR before the LF of one line of a file that mixes line endings.
+        (b"x\na\r\nb\n", " a", b"x\na\r\nB\n"),
+    ],
+    ids=["space first", "further on", "cr in crlf", "mixed"],
+)
+async def test_context_found_through_whitespace_at_a_lines_end(
+    client: Client[Any], case: Path, before: bytes, context: str, after: bytes
+) -> None:
+    path = await viewed(client, case / "f.txt", before)
+    ok_text(await apply(client, patch(f"*** Update File: {path}", "@@", context, "-b", "+B")))
+    assert path.read_bytes() == after
+
+
+async def test_a_long_hunk_found_through_whitespace_at_the_end_of_its_last_line(
+    client: Client[Any], case: Path
+) -> None:
+    """Of a hunk of 65 lines, past the first 65 lines of the file, the last line is
+    found through the whitespace that ends it in the file."""
+    lines = [f"l{n}" for n in range(65)]
+    before = "".join(f"f{n}\n" for n in range(10)) + "\n".join(lines) + " \n"
+    path = await viewed(client, case / "f.txt", before)
+    hunk = [f" {line}" for line in lines] + ["+x"]
+    ok_text(await apply(client, patch(f"*** Update File: {path}", *hunk)))
+    assert path.read_text() == before + "x\n"
+
+
+async def test_a_file_without_a_final_newline_emptied_keeps_its_bom(
+    client: Client[Any], case: Path
+) -> None:
+    path = await viewed(client, case / "f.txt", b"\xef\xbb\xbfonly")
+    ok_text(await apply(client, patch(f"*** Update File: {path}", "-only")))
+    assert path.read_bytes() == b"\xef\xbb\xbf"
+
+
+async def test_lines_not_found_after_a_non_ascii_anchor(client: Client[Any], case: Path) -> None:
+    path = await viewed(client, case / "f.py", "def café():\n    pass\n")
+    message = await refused(
+        client, case, patch(f"*** Update File: {path}", "@@ def café():", "-    return")
+    )
+    assert message.startswith(
+        f"[STR_REPLACE_NOT_FOUND] {path}: hunk 1 of 1: its context and removed lines were not "
+        'found after line 1 (its @@ line "def café():").'
+    ), message
+
+
+async def test_a_hunk_of_more_than_1024_runs_of_lines(client: Client[Any], case: Path) -> None:
+    """A hunk's old lines come from its runs of context and removed lines, over a thousand
+    of them here (each followed by an added line)."""
+    count = 1100
+    path = await viewed(client, case / "f.txt", "".join(f"l{n}\n" for n in range(count)))
+    hunk = [line for n in range(count) for line in (f" l{n}", f"+a{n}")]
+    ok_text(await apply(client, patch(f"*** Update File: {path}", *hunk)))
+    assert path.read_text() == "".join(f"l{n}\na{n}\n" for n in range(count))

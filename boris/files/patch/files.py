@@ -155,9 +155,9 @@ def _apply(access: FileAccess, changes: list[FileChange], stop: Stop | None) -> 
             plans.append(_check(access, change, place, target, budget, stop))
         _write(plans, stop)
     for plan in plans:
-        written = plan.target or (plan.place if plan.change.action != "delete" else None)
-        if written is not None:
-            access.mark_viewed(written.path)
+        # A deleted file counts as viewed too: it was (deleting needs it), or no view is
+        # asked for.
+        access.mark_viewed((plan.target or plan.place).path)
     return "\n".join(plan.summary() for plan in plans)
 
 
@@ -218,7 +218,7 @@ def _check(
         return plan
     if change.action == "delete":
         plan.info = _existing(access, place)
-        _require_writable(place, file=False)
+        _require_writable(place)
         return plan
     plan.old, plan.info = read_for_edit(access, place, _TOOL)
     budget.take(len(plan.old))
@@ -229,7 +229,7 @@ def _check(
         assert change.move_to is not None
         _check_new(change.move_to, target, "Move to")
         plan.renamed = plan.new == plan.old and _same_device(place, target)
-    _require_writable(place, file=target is None)
+    _require_writable(place)
     return plan
 
 
@@ -284,7 +284,7 @@ def _check_new(given: str, place: Place, what: str) -> None:
         )
     # No size check: an added file is smaller than the patch, checked already, and a
     # moved file's new content was checked as its update.
-    _require_writable(place, file=False)
+    _require_writable(place)
 
 
 def _existing_directory(place: Place) -> str:
@@ -295,15 +295,12 @@ def _existing_directory(place: Place) -> str:
     return path
 
 
-def _require_writable(place: Place, *, file: bool) -> None:
+def _require_writable(place: Place) -> None:
     """``IO_ERROR`` now, before anything is written, if a write at ``place`` would be
-    refused: its directory (a temporary copy, a backup or a rename is made there) and,
-    with ``file``, the file itself must be writable."""
+    refused for its directory, where a temporary copy, a backup or a rename is made. (A
+    file replaced in place is checked as its copy is made, before anything is renamed.)"""
     # os.access answers False where it cannot tell; it never raises.
-    writable = os.access(".", os.W_OK | os.X_OK, dir_fd=place.directory) and (
-        not file or os.access(place.name, os.W_OK, dir_fd=place.directory)
-    )
-    if not writable:
+    if not os.access(".", os.W_OK | os.X_OK, dir_fd=place.directory):
         raise BorisError(
             Code.IO_ERROR, f"could not write {place.path}: Permission denied; nothing was changed"
         )

@@ -291,12 +291,15 @@ class LineFile:
         # line ending (five searches of the bytes as they are would be five passes), a
         # piece at a time (a copy of a piece, not of the file); pieces overlap by the
         # two bytes before a newline.
-        needles = (b"\x00\r\n", b"\r\r\n") if self.ending == b"\r\n" else (b"\x00\n", b"\r\n")
+        if self.ending == b"\r\n":
+            needles: tuple[bytes, ...] = (b"\x00\r\n", b"\r\r\n")
+        else:  # a CR before an LF would make the file one that mixes line endings
+            needles = (b"\x00\n",)
         at = start
         while at < end:
             stop = min(at + _PIECE, end)
             region = self.data[max(start, at - 2) : stop].translate(_ONE_BLANK)
-            if needles[0] in region or needles[1] in region:
+            if any(needle in region for needle in needles):
                 return True
             at = stop
         last = self.data[end - 1 : end].translate(_ONE_BLANK)
