@@ -439,3 +439,78 @@ async def test_compat_editor_shows_the_same(case: Path) -> None:
             "str_replace_editor", {"command": "view", "path": str(path)}, raise_on_error=False
         )
     assert ok_text(result) == SAMPLE_VIEW
+
+
+@pytest.mark.parametrize(
+    ("evalue", "header"),
+    [
+        ("", "[output] error E"),
+        ("x  y\tz", "[output] error E: x  y\tz"),  # no line break: kept as it is
+        ("a\rb", "[output] error E: a b"),
+    ],
+    ids=["empty", "spaces", "cr"],
+)
+async def test_an_errors_header(client: Client[Any], case: Path, evalue: str, header: str) -> None:
+    output = new_output("error", ename="E", evalue=evalue, traceback=[])
+    notebook = new_notebook(cells=[new_code_cell("", id="e", outputs=[output])])
+    shown = ok_text(await view(client, write(case / "e.ipynb", notebook)))
+    assert shown.splitlines()[2:] == [header]
+
+
+async def test_every_type_not_shown_is_named(client: Client[Any], case: Path) -> None:
+    data = {"text/plain": "t", "application/json": {}, "text/latex": "$x$"}
+    output = new_output("display_data", data=data)
+    notebook = new_notebook(cells=[new_code_cell("", id="d", outputs=[output])])
+    shown = ok_text(await view(client, write(case / "d.ipynb", notebook)))
+    assert shown.splitlines()[2] == (
+        "[output] display_data text/plain; not shown: application/json, text/latex"
+    )
+
+
+async def test_a_source_that_starts_with_an_empty_line(client: Client[Any], case: Path) -> None:
+    notebook = new_notebook(cells=[new_markdown_cell("\nx\n", id="m")])
+    shown = ok_text(await view(client, write(case / "m.ipynb", notebook)))
+    assert shown.splitlines()[1:] == ["[cell 1] markdown id=m", "1\t", "2\tx"]
+
+
+async def test_a_cell_that_needs_two_lines_where_one_is_left(
+    client: Client[Any], case: Path
+) -> None:
+    """Cells are shown whole: with one line left of the view's 2,000, a cell of a header
+    and one line waits for the next view."""
+    cells = [
+        new_markdown_cell("".join(f"{n}\n" for n in range(1998)), id="a"),
+        new_markdown_cell("last", id="b"),
+    ]
+    shown = ok_text(await view(client, write(case / "n.ipynb", new_notebook(cells=cells))))
+    assert shown.splitlines()[-1] == (
+        "[Truncated: cells 2 to 2 not shown. Use view_range [2, 2] to see them.]"
+    )
+    assert len(shown.splitlines()) == 1 + 1999 + 1
+
+
+@pytest.mark.parametrize(
+    ("lines", "before", "on"),
+    [(1999, [], "output 1 of 1"), (1997, [new_output("stream", text="a\n")], "output 2 of 2")],
+    ids=["its source", "an output"],
+)
+async def test_a_cell_cut_before_an_image_shows_no_image(
+    client: Client[Any], case: Path, lines: int, before: list[Any], on: str
+) -> None:
+    """A first cell longer than the view is cut inside: cut right before an image
+    output, the image is not attached either."""
+    image = new_output("display_data", data={"image/png": base64.b64encode(PNG).decode()})
+    source = "".join(f"{n}\n" for n in range(lines))
+    notebook = new_notebook(cells=[new_code_cell(source, id="c", outputs=[*before, image])])
+    result = await view(client, write(case / "c.ipynb", notebook))
+    assert [type(block) for block in result.content] == [TextContent]
+    assert ok_text(result).splitlines()[-1] == f"[Truncated: cell 1 goes on in its {on}.]"
+
+
+async def test_a_lone_surrogate_in_a_source(client: Client[Any], case: Path) -> None:
+    path = case / "s.ipynb"
+    text = jupyter(new_notebook(cells=[new_markdown_cell("a", id="s")]))
+    path.write_text(text.replace('"a"', '"a\\ud800b"'), encoding="utf-8")
+    # Its three bytes (as UTF-8 would hold it) are each shown as not UTF-8, as view
+    # shows a file's bytes that are not.
+    assert ok_text(await view(client, path)).splitlines()[2] == "1\ta\ufffd\ufffd\ufffdb"
