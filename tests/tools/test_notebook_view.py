@@ -514,3 +514,39 @@ async def test_a_lone_surrogate_in_a_source(client: Client[Any], case: Path) -> 
     # Its three bytes (as UTF-8 would hold it) are each shown as not UTF-8, as view
     # shows a file's bytes that are not.
     assert ok_text(await view(client, path)).splitlines()[2] == "1\ta\ufffd\ufffd\ufffdb"
+
+
+async def test_the_language_from_the_kernelspec(client: Client[Any], case: Path) -> None:
+    """Without language_info, the kernelspec's language names the notebook's."""
+    notebook = new_notebook(cells=[new_markdown_cell("x", id="m")])
+    notebook.metadata = {"kernelspec": {"name": "ir", "display_name": "R", "language": "R"}}
+    shown = ok_text(await view(client, write(case / "r.ipynb", notebook)))
+    assert shown.splitlines()[0] == "[notebook] 1 cell, nbformat 4.5, R"
+
+
+async def test_images_of_the_cells_shown_stay_when_a_later_one_is_cut(
+    client: Client[Any], case: Path
+) -> None:
+    image = new_output("display_data", data={"image/png": base64.b64encode(PNG).decode()})
+    cells = [
+        new_code_cell("x", id="a", outputs=[image]),
+        new_markdown_cell("".join(f"{n}\n" for n in range(2000)), id="b"),
+    ]
+    result = await view(client, write(case / "i.ipynb", new_notebook(cells=cells)))
+    assert [type(block) for block in result.content] == [TextContent, ImageContent]
+    assert result.content[0].text.splitlines()[-2:] == [
+        "[output] display_data image/png (image 1)",
+        "[Truncated: cells 2 to 2 not shown. Use view_range [2, 2] to see them.]",
+    ]
+
+
+async def test_a_first_cell_cut_inside_names_the_cells_after_it(
+    client: Client[Any], case: Path
+) -> None:
+    long = new_markdown_cell("".join(f"{n}\n" for n in range(2000)), id="a")
+    cells = [long, new_markdown_cell("b", id="b"), new_markdown_cell("c", id="c")]
+    shown = ok_text(await view(client, write(case / "t.ipynb", new_notebook(cells=cells))))
+    assert shown.splitlines()[-1] == (
+        "[Truncated: cell 1 goes on from line 2000 of its 2000 source lines. Use view_range "
+        "[2, 3] to see cells 2 to 3.]"
+    )
