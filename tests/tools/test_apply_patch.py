@@ -396,6 +396,9 @@ LENIENT = [
     # A first hunk without its @@ line; blank lines between hunks and before the end.
     "*** Begin Patch\n*** Update File: {path}\n-a\n+b\n\n*** End Patch",
     "*** Begin Patch\n*** Update File: {path}\n\n@@\n-a\n+b\n\n\n*** End Patch",
+    "*** Begin Patch\n*** Update File: {path}\n-a\n+b\n*** End of File\n\n*** End Patch",
+    # An indented end, and a blank line after it that no hunk line starts like.
+    "*** Begin Patch\n*** Update File: {path}\n@@\n-a\n+b\n *** End Patch\n\t\n",
 ]
 
 
@@ -537,6 +540,43 @@ async def test_exact_matches_win_over_tolerant_ones(client: Client[Any], case: P
     path = await viewed(client, case / "f.txt", "a \nb\na\nb\n")
     ok_text(await apply(client, patch(f"*** Update File: {path}", " a", "-b", "+B")))
     assert path.read_text() == "a \nb\na\nB\n"
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [(b"a \nb\na\n", b"x\nb\ny\n"), (b"a \nb\na", b"x\nb\ny")],
+    ids=["final newline", "none"],
+)
+async def test_an_exact_match_where_the_next_hunk_is_is_no_rival(
+    client: Client[Any], case: Path, before: bytes, after: bytes
+) -> None:
+    """The first hunk's lines match line 1 only without trailing whitespace, and line 3
+    exactly; the second hunk's lines are first found at line 3, so the first hunk's
+    region ends there, and it goes at line 1."""
+    path = await viewed(client, case / "f.txt", before)
+    ok_text(await apply(client, patch(f"*** Update File: {path}", "-a", "+x", "@@", "-a", "+y")))
+    assert path.read_bytes() == after
+
+
+async def test_an_exact_match_just_before_the_next_hunk_wins(
+    client: Client[Any], case: Path
+) -> None:
+    """An empty context line matches line 1 (a tab) without trailing whitespace and line
+    2 exactly, right before line 3, where the next hunk is found: line 2 is taken."""
+    path = await viewed(client, case / "f.txt", b"\t\n\nZ\n")
+    ok_text(
+        await apply(client, patch(f"*** Update File: {path}", "@@", " ", "+new", "@@", "-Z", "+z"))
+    )
+    assert path.read_bytes() == b"\t\n\nnew\nz\n"
+
+
+@pytest.mark.parametrize("hunk", [["-a", "+A"], [" a", "+A"]], ids=["removed", "context"])
+async def test_lines_right_after_an_empty_first_line(
+    client: Client[Any], case: Path, hunk: list[str]
+) -> None:
+    path = await viewed(client, case / "f.txt", b"\na\nb\n")
+    ok_text(await apply(client, patch(f"*** Update File: {path}", *hunk)))
+    assert path.read_bytes() == (b"\nA\nb\n" if hunk[0] == "-a" else b"\na\nA\nb\n")
 
 
 @pytest.mark.parametrize(
@@ -713,9 +753,10 @@ async def test_files_that_exist_or_do_not(client: Client[Any], case: Path) -> No
         "Change an existing file with Update File (after viewing it), or replace it whole "
         "with create_file."
     )
-    assert await refused(client, case, patch(f"*** Delete File: {case}")) == (
-        f"[INVALID_INPUT] {case} is a directory; apply_patch works on files only"
-    )
+    for section in (f"*** Delete File: {case}", f"*** Update File: {case}\n-x\n+y"):
+        assert await refused(client, case, patch(section)) == (
+            f"[INVALID_INPUT] {case} is a directory; apply_patch works on files only"
+        )
 
 
 async def test_a_name_the_system_refuses_to_look_up(client: Client[Any], case: Path) -> None:
@@ -869,12 +910,13 @@ async def test_a_hunk_after_the_last_line_finds_nothing_before_it(
 # --- cancelled ----------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("held", [2, 3], ids=["a middle copy", "the last copy"])
 async def test_a_cancelled_patch_changes_nothing(
-    client: Client[Any], case: Path, caplog: pytest.LogCaptureFixture
+    client: Client[Any], case: Path, caplog: pytest.LogCaptureFixture, held: int
 ) -> None:
     """A patch whose call is cancelled (the client sends notifications/cancelled) stops
     before any file changes: the copies it made ready are dropped. The server is held
-    in its open of the second new copy until the cancel has reached the patch."""
+    in its open of a new copy (of three) until the cancel has reached the patch."""
     caplog.set_level(logging.DEBUG, logger="boris.session")
     for name in "abc":
         await viewed(client, case / f"{name}.txt", f"old {name}\n")
@@ -885,7 +927,7 @@ async def test_a_cancelled_patch_changes_nothing(
     def hold(name: str) -> None:
         if name.endswith(".tmp"):
             copies.append(name)
-            if len(copies) == 2:
+            if len(copies) == held:
                 reached.set()
                 release.wait(30)
 
@@ -920,7 +962,7 @@ async def test_a_cancelled_patch_changes_nothing(
         "b.txt": "old b\n",
         "c.txt": "old c\n",
     }
-    assert len(copies) == 3  # two copies of the patch, then str_replace's own
+    assert len(copies) == held + 1  # the patch's copies, then str_replace's own
 
 
 async def test_an_edit_of_a_file_waits_for_the_patch_that_writes_it(
@@ -1040,8 +1082,11 @@ async def test_an_end_of_file_hunk_whose_lines_start_where_the_region_does(
         (b"x\r\na\r\r\nb\r\n", " a", b"x\r\na\r\r\nB\r\n"),
         # So is a CR before the LF of one line of a file that mixes line endings.
         (b"x\na\r\nb\n", " a", b"x\na\r\nB\n"),
+        # The last line, without a newline, ends in whitespace (all its bytes are its text).
+        (b"a\nb ", " a", b"a\nB"),
+        (b"a\r\nb\r", " a", b"a\r\nB"),
     ],
-    ids=["space first", "further on", "cr in crlf", "mixed"],
+    ids=["space first", "further on", "cr in crlf", "mixed", "last line", "last line cr"],
 )
 async def test_context_found_through_whitespace_at_a_lines_end(
     client: Client[Any], case: Path, before: bytes, context: str, after: bytes

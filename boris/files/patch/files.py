@@ -90,7 +90,7 @@ def apply_patch(access: FileAccess, patch: str, stop: Stop | None = None) -> str
     except BorisError as error:
         raise BorisError(error.code, f"{error.message}; split it into smaller patches") from None
     changes = parse(patch)
-    changed = ""
+    changed: str  # set by the first attempt that finds a file changed
     for _ in range(2):
         try:
             return _apply(access, changes, stop)

@@ -178,8 +178,8 @@ class LineFile:
         self.eol = b"\r\n" if self.ending == b"\r\n" else b"\n"
         self._codes: dict[Tier, _Codes] = {}
         self._index: _LineIndex | None = None
-        # From where to where no line is known to end in whitespace.
-        self._no_blank_ended = (-1, -1)
+        # From where to where no line is known to end in whitespace (nowhere yet).
+        self._no_blank_ended = (self.start, self.start)
 
     # --- lines at an offset, and their numbers
 
