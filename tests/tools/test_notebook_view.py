@@ -365,6 +365,12 @@ async def test_invalid_json_is_shown_as_text_with_the_reason(
     )
     # view_range then counts lines.
     assert ok_text(await view(client, case / "bad.ipynb", [2, 2])).endswith('\n2\t "cells": [\n')
+    # JSON nested deeper than the decoder goes.
+    deep = "[" * 5000 + "]" * 5000
+    (case / "deep.ipynb").write_text(f'{{"cells": [], "metadata": {{"x": {deep}}}}}\n')
+    assert ok_text(await view(client, case / "deep.ipynb")).startswith(
+        "[Shown as text, not as notebook cells: not valid JSON: nested too deeply]\n1\t{"
+    )
 
 
 async def test_an_nbformat_3_notebook_is_shown_as_text(client: Client[Any], case: Path) -> None:
