@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import anyio
 import nbformat
 import pytest
 from fastmcp import Client
@@ -555,4 +556,24 @@ async def test_a_first_cell_cut_inside_names_the_cells_after_it(
     assert shown.splitlines()[-1] == (
         "[Truncated: cell 1 goes on from line 2000 of its 2000 source lines. Use view_range "
         "[2, 3] to see cells 2 to 3.]"
+    )
+
+
+async def test_a_settled_notebook_is_viewed_the_same_from_its_kept_verdict(
+    client: Client[Any], case: Path
+) -> None:
+    """A notebook unchanged for two seconds keeps its verdict and where its cells are:
+    the views after the first are made from them, and are the same."""
+    good = write(case / "good.ipynb", sample())
+    bad = case / "bad.ipynb"
+    bad.write_text('{"cells": [}\n')
+    await anyio.sleep(2.1)
+    first = [ok_text(await view(client, path)) for path in (good, bad)]
+    for _ in range(2):
+        assert [ok_text(await view(client, path)) for path in (good, bad)] == first
+    assert first[0] == SAMPLE_VIEW
+    assert first[1].startswith("[Shown as text, not as notebook cells: not valid JSON: ")
+    assert ok_text(await view(client, good, [2, 3])) == (
+        "[notebook] 4 cells (showing cells 2 to 3), nbformat 4.5, python\n[cell 2]"
+        + SAMPLE_VIEW.split("[cell 2]")[1].split("[cell 4]")[0]
     )
