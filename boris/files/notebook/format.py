@@ -346,6 +346,10 @@ def _decode(text: str, *, lazy: bool) -> tuple[Any, Layout | None]:
     return content, cells
 
 
+class _NotRead(ValueError):
+    """Text the walk does not read as JSON: ``json.loads`` reads it again and says why."""
+
+
 def _walk(text: str, keep: bool) -> tuple[dict[str, Any], Layout | None] | None:
     """The top-level object of a JSON text, each value decoded on its own (the cells
     only with ``keep``), and where its cells are; None if the text is not an object.
@@ -363,11 +367,11 @@ def _walk(text: str, keep: bool) -> tuple[dict[str, Any], Layout | None] | None:
     else:
         while True:
             if text[at] != '"':
-                raise ValueError("a key is not a string")
+                raise _NotRead  # a key that is not a string
             key, at = decode(text, at)
             at = _skip(text, at)
             if text[at] != ":":
-                raise ValueError("no colon after a key")
+                raise _NotRead  # no colon after a key
             at = _skip(text, at + 1)
             if key == "cells" and text[at] == "[":
                 cells: list[Any] = []
@@ -383,9 +387,9 @@ def _walk(text: str, keep: bool) -> tuple[dict[str, Any], Layout | None] | None:
                     if text[at] == ",":
                         at = _skip(text, at + 1)
                         if text[at] == "]":
-                            raise ValueError("a comma before the end of the array")
+                            raise _NotRead  # a comma before the end of the array
                     elif text[at] != "]":
-                        raise ValueError("no comma between cells")
+                        raise _NotRead  # no comma between cells
                 spans.close = at
                 content[key] = cells
                 at += 1
@@ -398,11 +402,11 @@ def _walk(text: str, keep: bool) -> tuple[dict[str, Any], Layout | None] | None:
                 at = _skip(text, at + 1)
                 continue
             if text[at] != "}":
-                raise ValueError("no comma between keys")
+                raise _NotRead  # no comma between keys
             at += 1
             break
     if _skip_to_end(text, at) != len(text):
-        raise ValueError("more after the object")
+        raise _NotRead  # more after the object
     return content, spans
 
 
