@@ -191,7 +191,7 @@ def parse(data: bytes, known_as: Identity | None = None) -> Notebook:
 
 def _shape_of(content: Any, spans: Layout | None) -> _Shape:
     if not isinstance(content, dict) or spans is None:
-        raise ValueError("not the notebook that was checked")
+        raise ValueError  # not the notebook that was checked: it is checked again
     return _Shape({k: v for k, v in content.items() if k != "cells"}, spans.starts)
 
 
@@ -362,49 +362,48 @@ def _walk(text: str, keep: bool) -> tuple[dict[str, Any], Layout | None] | None:
     content: dict[str, Any] = {}
     spans: Layout | None = None
     at = _skip(text, at + 1)
-    if text[at] == "}":
-        at += 1
-    else:
-        while True:
-            if text[at] != '"':
-                raise _NotRead  # a key that is not a string
-            key, at = decode(text, at)
-            at = _skip(text, at)
-            if text[at] != ":":
-                raise _NotRead  # no colon after a key
+    # An empty object ("{}", no notebook) fails at its missing first key: json.loads
+    # reads it then.
+    while True:
+        if text[at] != '"':
+            raise _NotRead  # a key that is not a string
+        key, at = decode(text, at)
+        at = _skip(text, at)
+        if text[at] != ":":
+            raise _NotRead  # no colon after a key
+        at = _skip(text, at + 1)
+        if key == "cells" and text[at] == "[":
+            cells: list[Any] = []
+            spans = Layout(at)
             at = _skip(text, at + 1)
-            if key == "cells" and text[at] == "[":
-                cells: list[Any] = []
-                spans = Layout(at)
-                at = _skip(text, at + 1)
-                while text[at] != "]":
-                    value, end = decode(text, at)
-                    spans.starts.append(at)
-                    spans.ends.append(end)
-                    if keep:
-                        cells.append(value)
-                    at = _skip(text, end)
-                    if text[at] == ",":
-                        at = _skip(text, at + 1)
-                        if text[at] == "]":
-                            raise _NotRead  # a comma before the end of the array
-                    elif text[at] != "]":
-                        raise _NotRead  # no comma between cells
-                spans.close = at
-                content[key] = cells
-                at += 1
-            else:
-                content[key], at = decode(text, at)
-                if key == "cells":
-                    spans = None  # the last one counts
-            at = _skip(text, at)
-            if text[at] == ",":
-                at = _skip(text, at + 1)
-                continue
-            if text[at] != "}":
-                raise _NotRead  # no comma between keys
+            while text[at] != "]":
+                value, end = decode(text, at)
+                spans.starts.append(at)
+                spans.ends.append(end)
+                if keep:
+                    cells.append(value)
+                at = _skip(text, end)
+                if text[at] == ",":
+                    at = _skip(text, at + 1)
+                    if text[at] == "]":
+                        raise _NotRead  # a comma before the end of the array
+                elif text[at] != "]":
+                    raise _NotRead  # no comma between cells
+            spans.close = at
+            content[key] = cells
             at += 1
-            break
+        else:
+            content[key], at = decode(text, at)
+            if key == "cells":
+                spans = None  # the last one counts
+        at = _skip(text, at)
+        if text[at] == ",":
+            at = _skip(text, at + 1)
+            continue
+        if text[at] != "}":
+            raise _NotRead  # no comma between keys
+        at += 1
+        break
     if _skip_to_end(text, at) != len(text):
         raise _NotRead  # more after the object
     return content, spans
