@@ -82,8 +82,10 @@ async def test_another_sessions_view_is_answered_while_one_session_is_busy(
     server: HttpServer,
 ) -> None:
     """Session A keeps more slow greps going than the server has threads (40); session
-    B's view is answered within seconds. Then A's calls are called off, and the
-    server goes quiet: queued calls never start, running ones stop."""
+    B's view is answered within seconds. Then A's calls are called off and its session
+    ends, and the server goes quiet: queued calls never start, running ones stop. (The
+    client gives up a cancel it cannot send within 5 s, and sends them one at a time:
+    on a loaded machine a few may never leave it; the session's end calls those off.)"""
     async with http_client(server.url) as a, http_client(server.url) as b:
         assert ok_text(await b.call_tool("view", {"path": "small.txt"})) == "1\thello\n"
         async with anyio.create_task_group() as group:
@@ -97,7 +99,7 @@ async def test_another_sessions_view_is_answered_while_one_session_is_busy(
             group.cancel_scope.cancel()
         assert text == "1\thello\n"
         assert waited < 15, f"session B waited {waited:.1f} s"
-        assert await goes_quiet(server.proc.pid), "the server kept working after the cancel"
+    assert await goes_quiet(server.proc.pid), "the server kept working after the cancel"
     assert SESSION_THREADS < 40
 
 
