@@ -12,30 +12,18 @@ from pathlib import Path
 
 import pytest
 
-from boris.files.access import FileAccess
-from boris.files.scope import PathScope
 from boris.search import pool as searchpool
 from boris.stop import Stopped
 from boris.structure import symbols as engine
 from boris.structure.locate import locate
 from boris.text import LIMIT
+from tests.support.sessions import open_access as access
 from tests.support.trees import write_tree
 
 
 @pytest.fixture(autouse=True)
 def in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(searchpool, "shared_pool", lambda: None)
-
-
-def access(root: Path) -> FileAccess:
-    return FileAccess(
-        cwd=str(root),
-        scope=PathScope([], []),
-        max_size=1 << 20,
-        view_first=False,
-        viewed=lambda path: True,
-        mark_viewed=lambda path: None,
-    )
 
 
 def called_off() -> threading.Event:

@@ -10,13 +10,12 @@ from typing import Any
 
 import pytest
 
-from boris.files.access import FileAccess
-from boris.files.scope import PathScope
 from boris.search import pool as searchpool
 from boris.search.pool import Pool
 from boris.stop import Stopped
 from boris.structure import symbols as engine
 from boris.structure.task import DEFINITIONS, NameQuery, StructureTask
+from tests.support.sessions import open_access as access
 from tests.support.trees import set_mtimes, write_tree
 
 #: Files in the tree: more than the structure search looks at in this process.
@@ -36,17 +35,6 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = write_tree(tmp_path_factory.mktemp("pool").resolve(), files)
     set_mtimes(root, [f"d{n % 13:02d}/m{n:05d}.py" for n in range(0, FILES, 50)])
     return root
-
-
-def access(root: Path) -> FileAccess:
-    return FileAccess(
-        cwd=str(root),
-        scope=PathScope([], []),
-        max_size=1 << 20,
-        view_first=False,
-        viewed=lambda path: True,
-        mark_viewed=lambda path: None,
-    )
 
 
 def expected_targets() -> list[str]:

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
+from boris.files.access import FileAccess
 from boris.files.scope import PathScope
 from boris.session import Runtime, Session
 from boris.settings import Settings
@@ -47,3 +48,16 @@ create_file = in_loop(create_file_tool.create_file)
 str_replace = in_loop(str_replace_tool.str_replace)
 str_replace_editor = in_loop(editor_tool.str_replace_editor)
 view = in_loop(view_tool.view)
+
+
+def open_access(root: Path) -> FileAccess:
+    """What the file domain needs of a session, for ``root``: no scope, 1 MiB files, no
+    view asked for first (the domain functions called without a session)."""
+    return FileAccess(
+        cwd=str(root),
+        scope=PathScope([], []),
+        max_size=1 << 20,
+        view_first=False,
+        viewed=lambda path: True,
+        mark_viewed=lambda path: None,
+    )
