@@ -55,6 +55,16 @@ def small_files(directory: Path, big: bytes) -> dict[str, bytes]:
     return files
 
 
+def big_failed_restoring(root: Path, *restored: str) -> str:
+    """The error of a patch whose write of big.txt ran out of room, the files already
+    changed (``restored``, in the patch's order) restored."""
+    paths = ", ".join(str(root / name) for name in restored)
+    return (
+        f"[IO_ERROR] could not write {root / 'big.txt'}: No space left on device; the "
+        f"files already changed were restored ({paths}), so nothing was changed"
+    )
+
+
 async def test_no_room_for_a_new_copy_changes_nothing(tiny_tmpfs: Path) -> None:
     # 40 KB of a 64 KB filesystem is the big file: the small copies fit, the big file's
     # new copy does not, and it is made ready before anything takes effect.
@@ -86,11 +96,8 @@ async def test_a_failed_write_restores_every_file_already_changed(tiny_tmpfs: Pa
         for name in files:
             ok_text(await call(client, "view", path=name, view_range=[1, 1]))
         result = await call(client, "apply_patch", patch=PATCH)
-    paths = [tiny_tmpfs / name for name in ("gone.txt", "old.txt", "sub/new.txt", "small.txt")]
-    assert error_text(result) == (
-        f"[IO_ERROR] could not write {tiny_tmpfs / 'big.txt'}: No space left on device; the "
-        f"files already changed were restored ({', '.join(map(str, paths))}), so nothing "
-        "was changed"
+    assert error_text(result) == big_failed_restoring(
+        tiny_tmpfs, "gone.txt", "old.txt", "sub/new.txt", "small.txt"
     )
     assert sorted(os.listdir(tiny_tmpfs)) == sorted([*files, "link.txt"])  # nothing left over
     for name, content in files.items():
@@ -117,14 +124,8 @@ async def test_a_file_moved_unchanged_is_moved_back(tiny_tmpfs: Path) -> None:
         for name in files:
             ok_text(await call(client, "view", path=name, view_range=[1, 1]))
         result = await call(client, "apply_patch", patch=text)
-    paths = [
-        tiny_tmpfs / name
-        for name in ("gone.txt", "old.txt", "sub/new.txt", "small.txt", "still.txt")
-    ]
-    assert error_text(result) == (
-        f"[IO_ERROR] could not write {tiny_tmpfs / 'big.txt'}: No space left on device; the "
-        f"files already changed were restored ({', '.join(map(str, paths))}), so nothing "
-        "was changed"
+    assert error_text(result) == big_failed_restoring(
+        tiny_tmpfs, "gone.txt", "old.txt", "sub/new.txt", "small.txt", "still.txt"
     )
     assert sorted(os.listdir(tiny_tmpfs)) == sorted([*files, "link.txt"])  # no deep/
     assert (tiny_tmpfs / "still.txt").read_bytes() == b"still\n"
@@ -235,14 +236,8 @@ async def test_a_file_added_before_a_failed_write_is_removed(tiny_tmpfs: Path) -
         for name in files:
             ok_text(await call(client, "view", path=name, view_range=[1, 1]))
         result = await call(client, "apply_patch", patch=text)
-    paths = [
-        tiny_tmpfs / name
-        for name in ("gone.txt", "old.txt", "sub/new.txt", "small.txt", "new/added.txt")
-    ]
-    assert error_text(result) == (
-        f"[IO_ERROR] could not write {tiny_tmpfs / 'big.txt'}: No space left on device; the "
-        f"files already changed were restored ({', '.join(map(str, paths))}), so nothing "
-        "was changed"
+    assert error_text(result) == big_failed_restoring(
+        tiny_tmpfs, "gone.txt", "old.txt", "sub/new.txt", "small.txt", "new/added.txt"
     )
     assert sorted(os.listdir(tiny_tmpfs)) == sorted([*files, "link.txt"])  # no new/
     for name, content in files.items():
