@@ -55,7 +55,6 @@ class Definition(NamedTuple):
 @dataclass(slots=True)
 class _Found:
     index: int  # the query pattern: of two that name one name node, the first wins
-    node_id: int
     start_byte: int
     end_byte: int
     start: int
@@ -106,7 +105,8 @@ def definitions(
             cursor.set_byte_range(start, end)
         for index, captures in cursor.matches(tree.root_node):
             _collect(index, captures, found)
-    ordered = sorted(found.values(), key=lambda f: (f.start_byte, -f.end_byte, f.index))
+    # Two that start together (see _nest) in the order of their names.
+    ordered = sorted(found.values(), key=lambda f: (f.start_byte, f.name_start))
     return _nest(ordered, language)
 
 
@@ -161,7 +161,6 @@ def _collect(
             lines = (start_row + 1, end_row + 1)
         found[key] = _Found(
             index,
-            node.id,
             node.start_byte,
             node.end_byte,
             lines[0],
@@ -182,13 +181,15 @@ _ROLES = {"scope": "", **{f"definition.{kind}": kind for kind in KINDS}}
 
 def _nest(ordered: list[_Found], language: Language) -> list[Definition]:
     """Definitions with their nesting: a definition lies in the last one before it
-    whose bytes hold it. Scopes qualify, but are not shown."""
+    whose bytes hold it and that starts before it. Two that start together are side by
+    side: the names of one declaration (``int a, b;``), a struct and the variable
+    declared with it (``struct S {…} s;``). Scopes qualify, but are not shown."""
     result: list[Definition] = []
     # Each entry: the found item, its qualified parts, its definition (None: a scope).
     stack: list[tuple[_Found, tuple[str, ...], Definition | None]] = []
     for item in ordered:
         while stack and (
-            stack[-1][0].end_byte <= item.start_byte or stack[-1][0].node_id == item.node_id
+            stack[-1][0].end_byte <= item.start_byte or stack[-1][0].start_byte == item.start_byte
         ):
             stack.pop()
         parent = stack[-1] if stack else None

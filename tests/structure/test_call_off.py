@@ -16,6 +16,7 @@ from boris.search import pool as searchpool
 from boris.stop import Stopped
 from boris.structure import symbols as engine
 from boris.structure.locate import locate
+from boris.structure.task import DEFINITIONS, NameQuery, StructureTask
 from boris.text import LIMIT
 from tests.support.sessions import open_access as access
 from tests.support.trees import write_tree
@@ -69,6 +70,17 @@ def test_a_map_called_off_after_the_first_files_stops(tmp_path: Path) -> None:
         os.link(root / "f0.py", root / f"f{n}.py")
     with pytest.raises(Stopped):
         engine.run(access(root), engine.Request(), SetOnLook(first + 1))
+
+
+def test_a_chunk_of_files_called_off_stops_between_them(tmp_path: Path) -> None:
+    """A worker is handed files in chunks: called off once it looked at one file, it
+    looks at no other of its chunk."""
+    root = write_tree(tmp_path, {"a.py": "def one(): pass\n", "b.py": "def one(): pass\n"})
+    chunk = [(name, str(root / name)) for name in ("a.py", "b.py")]
+    task = StructureTask(DEFINITIONS, 1 << 20, NameQuery(parts=("one",)))
+    assert [index for index, _ in task.run_chunk(chunk, 0)] == [0, 1]
+    with pytest.raises(Stopped):
+        task.run_chunk(chunk, 0, SetOnLook(2))
 
 
 def test_a_symbol_called_off_stops(tmp_path: Path) -> None:

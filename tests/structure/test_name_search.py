@@ -148,6 +148,10 @@ def test_no_cut_after_a_block_without_its_body() -> None:
         assert prefix_end(PYTHON, text, text.index(b"get") + 3) is None, opener
     text = b"def get(): pass\nx = 1\n"
     assert prefix_end(PYTHON, text, 7) == text.index(b"x = 1")
+    # Only comments and blank lines before the next statement: the cut is made there,
+    # whatever the file's last line is.
+    for text in (b"# get\nx = 1\n", b"# get\n\nx = 1\nclass C:\n"):
+        assert prefix_end(PYTHON, text, 5) == text.index(b"x = 1"), text
 
 
 # --- definitions by a qualified name -----------------------------------------------------

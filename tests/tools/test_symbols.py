@@ -177,6 +177,21 @@ async def test_a_c_macro_is_its_line_and_an_extern_declaration_no_definition(
     )
 
 
+async def test_a_struct_and_the_variable_declared_with_it_are_side_by_side(
+    client: Client[Any], workdir: Path
+) -> None:
+    """Neither holds the other, as the names of one declaration do not."""
+    source = "struct point { int x; } origin;\nint width, height;\n"
+    write_tree(workdir / "side", {"shapes.c": source})
+    assert await symbols(client, path="side/shapes.c") == (
+        "side/shapes.c (C, 2 lines)\n"
+        "struct point  1-1  struct point { int x; } origin;\n"
+        "variable origin  1-1  struct point { int x; } origin;\n"
+        "variable width  2-2  int width, height;\n"
+        "variable height  2-2  int width, height;"
+    )
+
+
 async def test_outline_with_a_kind_lists_qualified_names(
     client: Client[Any], workdir: Path
 ) -> None:
@@ -240,6 +255,9 @@ async def test_definitions_by_name(client: Client[Any], workdir: Path) -> None:
     assert await symbols(client, path="names", name="R.n", regex=True, kind="method") == (
         "b/client.go:7-7  method Client.Run  func (c *Client) Run() error { return nil }"
     )
+    assert await symbols(
+        client, path="names", name="^(start|Server)$", regex=True, kind="class"
+    ) == ("a/server.py:14-23  class Server  class Server:")
     assert await symbols(client, path="names", name="nothing_here") == "No definitions found"
     assert await symbols(client, path="names", name="start", kind="class") == (
         "No definitions found"
@@ -476,6 +494,19 @@ async def test_a_file_with_syntax_errors_is_outlined_as_far_as_it_parses(
     assert "class After  7-8  class After:" in lines
 
 
+async def test_a_syntax_error_is_placed_where_its_broken_statement_starts(
+    client: Client[Any], workdir: Path
+) -> None:
+    """A bracket left open: the error is the statement that opens it, not a line the
+    parser stumbled on later."""
+    write_tree(workdir / "open", {"open.py": "x = [1,\n  2,\n  3\n\ndef g(): pass\n"})
+    lines = (await symbols(client, path="open/open.py")).splitlines()
+    assert lines[:2] == [
+        "open/open.py (Python, 5 lines)",
+        "[Syntax errors, the first at line 1: definitions near them may be missing or cut short.]",
+    ]
+
+
 async def test_a_signature_not_in_utf8_shows_a_replacement_character(
     client: Client[Any], workdir: Path
 ) -> None:
@@ -487,12 +518,19 @@ async def test_a_signature_not_in_utf8_shows_a_replacement_character(
 async def test_files_it_cannot_read_get_a_note(client: Client[Any], workdir: Path) -> None:
     write_tree(
         workdir / "notes",
-        {"README.md": "# title\n", "lib.py": b"def f():\n\0\n", "empty.py": ""},
+        {
+            "README.md": "# title\n",
+            # An extension no language has: its #! line is not looked at.
+            "setup.txt": "#!/bin/sh\nship() { echo; }\n",
+            "lib.py": b"def f():\n\0\n",
+            "empty.py": "",
+        },
     )
-    assert await symbols(client, path="notes/README.md") == (
-        "notes/README.md: not read: not a language symbols knows (Python, JavaScript, "
-        "TypeScript, TSX, Go, Rust, Java, C, C++, C#, Ruby, PHP, Kotlin, Swift, Bash)"
-    )
+    for name in ("README.md", "setup.txt"):
+        assert await symbols(client, path=f"notes/{name}") == (
+            f"notes/{name}: not read: not a language symbols knows (Python, JavaScript, "
+            "TypeScript, TSX, Go, Rust, Java, C, C++, C#, Ruby, PHP, Kotlin, Swift, Bash)"
+        )
     assert await symbols(client, path="notes/lib.py") == (
         "notes/lib.py: not read: a binary file, or a notebook that is not valid JSON"
     )
@@ -511,10 +549,22 @@ async def test_a_file_without_an_extension_is_told_by_its_first_line(
 ) -> None:
     write_tree(
         workdir / "shebang",
-        {"deploy": "#!/usr/bin/env bash\nship() { echo; }\n", "data": "ship() {}\n"},
+        {
+            "deploy": "#!/usr/bin/env bash\nship() { echo; }\n",
+            "data": "ship() {}\n",
+        },
     )
     assert await symbols(client, path="shebang", name="ship") == (
         "deploy:2-2  function ship  ship() { echo; }"
+    )
+
+
+async def test_a_shell_startup_file_is_told_by_its_name(client: Client[Any], workdir: Path) -> None:
+    write_tree(
+        workdir / "startup", {"etc/profile": "ship() { echo; }\n", "etc/data": "ship() {}\n"}
+    )
+    assert await symbols(client, path="startup", name="ship") == (
+        "etc/profile:1-1  function ship  ship() { echo; }"
     )
 
 
