@@ -529,6 +529,10 @@ async def test_the_language_from_the_kernelspec(client: Client[Any], case: Path)
     notebook.metadata = {"kernelspec": {"name": "ir", "display_name": "R", "language": "R"}}
     shown = ok_text(await view(client, write(case / "r.ipynb", notebook)))
     assert shown.splitlines()[0] == "[notebook] 1 cell, nbformat 4.5, R"
+    # A name of any length in the metadata is cut to 40 characters.
+    notebook.metadata = {"language_info": {"name": "L" * 39 + "MN"}}
+    shown = ok_text(await view(client, write(case / "long.ipynb", notebook)))
+    assert shown.splitlines()[0] == "[notebook] 1 cell, nbformat 4.5, " + "L" * 39 + "M"
 
 
 async def test_images_of_the_cells_shown_stay_when_a_later_one_is_cut(
