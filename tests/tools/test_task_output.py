@@ -129,12 +129,13 @@ async def test_new_lines_are_sent_as_progress(client: Client[Any], tmp_path: Pat
     """While waiting, each new line of the task's output (stderr included) is one progress
     notification: progress counts lines from the start of the wait, message is the line.
     A last line without a newline is sent when the task ends, with the character it cuts
-    short shown as U+FFFD (as the report shows it)."""
+    short shown as U+FFFD (as the report shows it), stdout's first."""
     task_id = await start(
         client,
         tmp_path,
         TICKING + "echo one; while [ ! -e seen-one ]; do sleep 0.01; done; echo two >&2; "
-        r"while [ ! -e seen-two ]; do sleep 0.01; done; printf 'three\342\202'",
+        r"while [ ! -e seen-two ]; do sleep 0.01; done; printf 'three\342\202'; "
+        r"printf 'four\342' >&2",
     )
     seen: list[tuple[float, str | None]] = []
 
@@ -152,10 +153,19 @@ async def test_new_lines_are_sent_as_progress(client: Client[Any], tmp_path: Pat
         progress_handler=on_progress,
     )
     text = ok_text(result)
-    assert text.startswith("status: completed\nexit_code: 0\n\nstderr:\ntwo\n\nstdout:\ntick\n")
+    assert text.startswith(
+        # The stderr section ends where stderr does: the newline is the next section's.
+        "status: completed\nexit_code: 0\n\nstderr:\ntwo\nfour\N{REPLACEMENT CHARACTER}\n"
+        "stdout:\ntick\n"
+    )
     assert text.endswith("tick\none\nthree\N{REPLACEMENT CHARACTER}")
     assert all(a < b for (a, _), (b, _) in itertools.pairwise(seen))
-    assert [m for _, m in seen if m != "tick"] == ["one", "two", "three\N{REPLACEMENT CHARACTER}"]
+    assert [m for _, m in seen if m != "tick"] == [
+        "one",
+        "two",
+        "three\N{REPLACEMENT CHARACTER}",
+        "four\N{REPLACEMENT CHARACTER}",
+    ]
 
 
 async def test_cancel_ends_the_wait_not_the_task(client: Client[Any], tmp_path: Path) -> None:
