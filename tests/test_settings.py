@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from boris.settings import Settings, load_settings
+from boris.settings import Settings, host_and_port, load_settings
 from tests.support import VERSION
 from tests.support.settings_table import SETTINGS, STARTUP_ERRORS, Setting
 
@@ -361,3 +361,50 @@ def test_help(capsys: pytest.CaptureFixture[str]) -> None:
         load_settings(["--help"])
     assert exited.value.code == 0
     assert " ".join(capsys.readouterr().out.split()) == HELP
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("Boris.Example:8080", ("boris.example", 8080)),
+        ("boris.example.", ("boris.example", None)),  # the root's dot
+        (" 127.0.0.1 ", ("127.0.0.1", None)),
+        ("[fd00::1]:8080", ("fd00::1", 8080)),
+        ("::1", ("::1", None)),  # an IPv6 address alone, as --host takes it
+        ("fd00::1:8080", ("fd00::1:8080", None)),  # alone, its last group is no port
+        ("boris.example/x", None),
+        ("boris.example?x", None),
+        ("boris.example#x", None),
+        ("me@boris.example", None),
+        ("boris.example:port", None),
+        ("[fd00::1", None),
+        ("fd00::zz", None),
+        ("boris..example", None),
+        ("", None),
+    ],
+)
+def test_a_host_is_a_name_or_an_address_and_a_port(
+    value: str, expected: tuple[str, int | None] | None
+) -> None:
+    """As a Host header, an --allow-host value or a --host carries it: a name (lower
+    case, without the root's dot) or an address (IPv6 without its brackets), and the
+    port if one is given; None for anything else."""
+    assert host_and_port(value) == expected
+
+
+def test_a_token_file_not_in_utf8(
+    clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "latin1.token"
+    path.write_bytes(b"caf\xe9\n")
+    with pytest.raises(SystemExit) as exited:
+        load_settings(["--token-file", str(path)])
+    assert exited.value.code == 2
+    assert capsys.readouterr() == ("", f"boris: error: --token-file {path} is not UTF-8 text\n")
+
+
+def test_a_relative_deny_pattern_is_made_absolute_from_the_workdir(
+    clean_env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    flags = ["--workdir", str(tmp_path), "--deny-dir", "./secrets/", "--deny-dir", "*.pem"]
+    assert load_settings(flags).deny_dirs == [f"{tmp_path.resolve()}/secrets", "*.pem"]

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from boris.structure.definitions import definitions
 from boris.structure.grammars import parse, prefix_end
-from boris.structure.languages import PYTHON
+from boris.structure.languages import JAVASCRIPT, PYTHON
 from boris.structure.references import definition_sites, occurrences
 from boris.structure.source import source_of
 from boris.structure.task import DEFINITIONS, NameQuery, StructureTask, definition_line
@@ -79,6 +79,31 @@ def model_sites(name: str, text: bytes) -> set[tuple[int, int]]:
 @example("é", "def é():\nclass é: pass\n".encode())
 def test_python_sites_hold_every_site_of_the_model(name: str, text: bytes) -> None:
     assert model_sites(name, text) <= set(definition_sites(name, text, PYTHON))
+
+
+MEMBER_PIECES = ["get", "x", "X", " ", "\t", "\n", ".", "..", "-", ">", "->", "(", ";"]
+member_texts = st.lists(st.sampled_from(MEMBER_PIECES), max_size=40).map(
+    lambda pieces: "".join(pieces).encode()
+)
+
+
+def model_sites_not_after_a_member_access(name: str, text: bytes) -> list[tuple[int, int]]:
+    """Where a definition may name ``name`` in a language without a pattern of its own:
+    every occurrence but one after ``.`` (not ``..``) or ``->`` and blanks, in the 64
+    bytes before it."""
+    access = re.compile(rb"(?:(?<!\.)\.|->)[ \t]*\Z")
+    spans = model_occurrences(name, text)
+    return [(s, e) for s, e in spans if not access.search(text[max(s - 64, 0) : s])]
+
+
+@given(st.sampled_from(["get", "x"]), member_texts)
+@example("get", b".get")
+@example("get", b"..get p->get a.X get o . get a\t.\tget")
+def test_sites_leave_out_a_name_after_a_member_access(name: str, text: bytes) -> None:
+    """``obj.get`` and ``p->next`` are uses, so no definition is looked for there."""
+    assert definition_sites(name, text, JAVASCRIPT) == model_sites_not_after_a_member_access(
+        name, text
+    )
 
 
 # --- a file parsed as far as a search needs ----------------------------------------------

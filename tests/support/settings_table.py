@@ -243,6 +243,13 @@ STARTUP_ERRORS: list[tuple[list[str], dict[str, str] | None, str]] = [
         "--deny-dir (BORIS_DENY_DIRS): invalid deny pattern '**/[abc': unclosed '[' at position 3",
     ),
     (
+        # The position is in the pattern as given, not as made absolute.
+        ["--deny-dir", "./keys/[abc"],
+        None,
+        "--deny-dir (BORIS_DENY_DIRS): invalid deny pattern './keys/[abc': unclosed '[' at "
+        "position 7",
+    ),
+    (
         ["--deny-dir", "secret/../.."],
         None,
         "--deny-dir (BORIS_DENY_DIRS): invalid deny pattern 'secret/../..': its '..' climbs "
