@@ -148,6 +148,7 @@ def workdir(tmp_path: Path) -> Path:
         ("{{x,y/z}}/../c", "c"),
         ("{{x}}/../c", "c"),
         ("{{{{x}}}}/../c", "c"),
+        ("{{x,{{a,b}}/./c}}/d", "{{x,{{a,b}}/./c}}/d"),
         ("a\\/../c", "a\\/../c"),
         ("\\x/../c", "c"),
         # A ".." after a ".." it cannot take away is kept, and climbs.
