@@ -41,6 +41,16 @@ def write(path: Path, notebook: Any) -> Path:
     return path
 
 
+def png_output() -> Any:
+    """A display_data output of a 1x1 PNG."""
+    return new_output("display_data", data={"image/png": base64.b64encode(PNG).decode()})
+
+
+def numbered_lines(count: int) -> str:
+    """A source of ``count`` lines: 0, 1, 2, …"""
+    return "".join(f"{n}\n" for n in range(count))
+
+
 SAMPLE_VIEW = """\
 [notebook] 4 cells, nbformat 4.5, python
 [cell 1] markdown id=intro
@@ -319,8 +329,7 @@ async def test_a_cell_cut_where_an_output_ends_goes_on_in_the_next(
 ) -> None:
     """The first 2,000 lines of a cell end exactly with one of its outputs: the note
     names the next. An image before the cut counts its header line."""
-    png = base64.b64encode(PNG).decode()
-    outputs = [new_output("display_data", data={"image/png": png})]
+    outputs = [png_output()]
     outputs += [new_output("stream", name="stdout", text=f"a{n}\nb{n}\n") for n in range(2, 702)]
     source = "".join(f"s{n}\n" for n in range(1, 10))
     notebook = new_notebook(cells=[new_code_cell(source, id="c", outputs=outputs)])
@@ -486,7 +495,7 @@ async def test_a_cell_that_needs_two_lines_where_one_is_left(
     """Cells are shown whole: with one line left of the view's 2,000, a cell of a header
     and one line waits for the next view."""
     cells = [
-        new_markdown_cell("".join(f"{n}\n" for n in range(1998)), id="a"),
+        new_markdown_cell(numbered_lines(1998), id="a"),
         new_markdown_cell("last", id="b"),
     ]
     shown = ok_text(await view(client, write(case / "n.ipynb", new_notebook(cells=cells))))
@@ -506,8 +515,8 @@ async def test_a_cell_cut_before_an_image_shows_no_image(
 ) -> None:
     """A first cell longer than the view is cut inside: cut right before an image
     output, the image is not attached either."""
-    image = new_output("display_data", data={"image/png": base64.b64encode(PNG).decode()})
-    source = "".join(f"{n}\n" for n in range(lines))
+    image = png_output()
+    source = numbered_lines(lines)
     notebook = new_notebook(cells=[new_code_cell(source, id="c", outputs=[*before, image])])
     result = await view(client, write(case / "c.ipynb", notebook))
     assert [type(block) for block in result.content] == [TextContent]
@@ -538,10 +547,10 @@ async def test_the_language_from_the_kernelspec(client: Client[Any], case: Path)
 async def test_images_of_the_cells_shown_stay_when_a_later_one_is_cut(
     client: Client[Any], case: Path
 ) -> None:
-    image = new_output("display_data", data={"image/png": base64.b64encode(PNG).decode()})
+    image = png_output()
     cells = [
         new_code_cell("x", id="a", outputs=[image]),
-        new_markdown_cell("".join(f"{n}\n" for n in range(2000)), id="b"),
+        new_markdown_cell(numbered_lines(2000), id="b"),
     ]
     result = await view(client, write(case / "i.ipynb", new_notebook(cells=cells)))
     assert [type(block) for block in result.content] == [TextContent, ImageContent]
@@ -554,7 +563,7 @@ async def test_images_of_the_cells_shown_stay_when_a_later_one_is_cut(
 async def test_a_first_cell_cut_inside_names_the_cells_after_it(
     client: Client[Any], case: Path
 ) -> None:
-    long = new_markdown_cell("".join(f"{n}\n" for n in range(2000)), id="a")
+    long = new_markdown_cell(numbered_lines(2000), id="a")
     cells = [long, new_markdown_cell("b", id="b"), new_markdown_cell("c", id="c")]
     shown = ok_text(await view(client, write(case / "t.ipynb", new_notebook(cells=cells))))
     assert shown.splitlines()[-1] == (
