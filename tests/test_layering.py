@@ -35,6 +35,7 @@ LAYERS = [
             "boris.arguments",
             "boris.stop",
             "boris.prctl",
+            "boris.secret_names",
         ],
     ),
     ("patterns", ["boris.patterns"]),
