@@ -462,9 +462,15 @@ class Pool:
         chunk = entry.chunk
         found: list[tuple[int, R | Skipped]] = []
         start = 0  # the first file not answered yet
-        if entry.worker in alive:
-            worker = entry.worker
-            assert worker is not None
+        worker = entry.worker if entry.worker in alive else None
+        if worker is None and task.ISOLATED and not self._broken:
+            # Its worker failed on an earlier chunk: a new one takes it whole.
+            worker = self._replacement()
+            if worker is not None:
+                alive.append(worker)
+                with contextlib.suppress(WorkerGone):  # seen as it fails to answer
+                    worker.send(task, chunk, entry.skip)
+        if worker is not None:
             try:
                 return worker.receive(task, len(chunk), stop)
             except WorkerFailed as failure:
