@@ -4,7 +4,8 @@
 //
 // The plan: {"transport": "http", "url": ..., "headers": {...}} or {"transport": "stdio",
 // "command": ..., "args": [...], "env": {...}, "cwd": ...}; "pin": the revision;
-// "steps": a list of ["discover"], ["listTools"], ["call", name, arguments].
+// "steps": a list of ["discover"], ["listTools"], ["call", name, arguments], and
+// ["readTask", n]: task_output (block) of the task whose id step n's text shows.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
@@ -39,6 +40,10 @@ for (const [step, ...args] of plan.steps) {
     results.push(await client.listTools());
   } else if (step === 'call') {
     results.push(await client.callTool({ name: args[0], arguments: args[1] }));
+  } else if (step === 'readTask') {
+    const [, taskId] = /task_id: ([0-9a-f]+)/.exec(results[args[0]].content[0].text);
+    const read = { task_id: taskId, block: true, timeout: 30000 };
+    results.push(await client.callTool({ name: 'task_output', arguments: read }));
   } else {
     throw new Error(`unknown step ${step}`);
   }
