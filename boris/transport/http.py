@@ -379,6 +379,9 @@ class RequestBodies:
             if isinstance(verdict, mcp_types.JSONRPCRequest):
                 if not stateless and _answered_plainly(verdict, scope):
                     around.enter_context(answering_plainly())
+                # A 2026-07-28 tool call too: the SDK's per-request path compares the body's
+                # arguments only with Mcp-Param-* headers its tool's schema asks for
+                # (x-mcp-header), and no schema of Boris's asks for one.
                 call = _without_arguments(verdict)
                 if call is not None:
                     body, name, arguments = call

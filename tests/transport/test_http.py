@@ -193,11 +193,18 @@ def test_the_2026_revision_is_served_beside_the_handshake(open_server: HttpServe
     assert initialize(open_server)[0] == 200
 
 
-async def test_default_mode_clients_get_a_session(open_server: HttpServer) -> None:
-    async with http_client(open_server.url) as client:
+async def test_handshake_clients_get_a_session(open_server: HttpServer) -> None:
+    async with http_client(open_server.url, mode="legacy") as client:
         result = client.initialize_result
         assert result is not None
         assert result.protocol_version == "2025-11-25"
+
+
+async def test_default_mode_clients_speak_the_2026_revision(open_server: HttpServer) -> None:
+    # fastmcp's default ("auto") is no longer pushed back to the handshake.
+    async with http_client(open_server.url, mode="auto") as client:
+        assert client.initialize_result is None
+        assert [tool.name for tool in await client.list_tools()] == DEFAULT_TOOLS
 
 
 def test_malformed_requests_get_4xx(open_server: HttpServer) -> None:
