@@ -529,6 +529,8 @@ async def serve_http(mcp: FastMCP[Any], settings: Settings) -> None:
             settings.host,
             settings.port,
         )
+    # http="auto" (uvicorn's default): httptools, a dependency, parses HTTP in C (see
+    # pyproject.toml for what it is worth); h11 only where it cannot be loaded.
     config = uvicorn.Config(
         http_app(mcp, settings),
         host=settings.host,
