@@ -271,6 +271,22 @@ def progress_lines(response: http.client.HTTPResponse, count: int) -> list[str]:
     return found
 
 
+def test_progress_and_the_reply_come_on_one_stream(server: HttpServer) -> None:
+    connection = open_call(server, "echo one; echo two", 51)
+    try:
+        response = connection.getresponse()
+        assert response.headers["content-type"] == "text/event-stream"
+        events = [
+            json.loads(line[5:]) for line in response.read().splitlines() if line[:5] == b"data:"
+        ]
+    finally:
+        connection.close()
+    *progress, reply = events
+    assert [event["params"]["message"] for event in progress] == ["one", "two"]
+    assert reply["id"] == 51
+    assert reply["result"]["content"][0]["text"] == "exit_code: 0\n\nstdout:\none\ntwo\n"
+
+
 async def test_a_closed_stream_cancels_its_call_and_kills_the_command(server: HttpServer) -> None:
     connection = open_call(server, "echo $$; sleep 300 & echo $!; wait", 61)
     response = connection.getresponse()
