@@ -1,9 +1,12 @@
 """Per-client state (cwd, viewed files, background tasks), its store, and how a tool gets it.
 
-Over HTTP every ``Mcp-Session-Id`` has its own :class:`Session`, closed when the client
-sends DELETE, when it has been idle for ``--session-idle-timeout``, or at shutdown.
-Over STDIO the process serves one client, so there is exactly one session. A tool
-takes its caller's session as ``session: Session = Depends(current_session)``.
+Over HTTP every ``Mcp-Session-Id`` (a client of a handshake revision) has its own
+:class:`Session`, closed when the client sends DELETE, when it has been idle for
+``--session-idle-timeout``, or at shutdown. Requests of the 2026-07-28 revision belong to
+no session: over HTTP they are all served from one more, the server's workspace
+(``WORKSPACE``), apart from every handshake session and kept until shutdown. Over STDIO
+the process serves one client, so there is exactly one session, the workspace too. A
+tool takes its caller's session as ``session: Session = Depends(current_session)``.
 """
 
 from __future__ import annotations
@@ -153,8 +156,9 @@ class Session:
         return tasks
 
 
-#: The key of the one session of a STDIO (or in-memory) server.
-LOCAL_SESSION = "local"
+#: The key of the server's workspace: the one session of a STDIO (or in-memory) server,
+#: and over HTTP the state every request of the 2026-07-28 revision is served from.
+WORKSPACE = "workspace"
 
 
 class SessionStore:
@@ -178,10 +182,11 @@ class SessionStore:
 
     def for_context(self, ctx: Context) -> Session:
         """The session of the MCP client making this request."""
-        if ctx.transport not in ("streamable-http", "sse"):
-            # One client per process. Under the stateless protocol ctx.session_id
-            # changes on every request, so it must not be the key here.
-            return self.get(LOCAL_SESSION)
+        if ctx.transport not in ("streamable-http", "sse") or _sessionless(ctx):
+            # One client per process, or a request of the revision without sessions:
+            # ctx.session_id changes on every such request (each is a connection of its
+            # own, which ends with it), so it must not be the key here.
+            return self.get(WORKSPACE)
         key = ctx.session_id
         session, created = self._get_or_create(key)
         if created:
@@ -214,6 +219,14 @@ class SessionStore:
             tasks = [task for task in tasks if task.alive()]
         for task in tasks:
             task.kill()
+
+
+def _sessionless(ctx: Context) -> bool:
+    """Whether ``ctx``'s request is of a protocol revision without a handshake."""
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    request = ctx.request_context
+    return request is not None and request.protocol_version in MODERN_PROTOCOL_VERSIONS
 
 
 def current_session() -> Session:

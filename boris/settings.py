@@ -95,6 +95,13 @@ class Settings(BaseSettings):
     max_sessions: Annotated[
         int, Field(ge=1, description="open HTTP sessions at most; initialize beyond: 503")
     ] = 256
+    max_concurrent_calls: Annotated[
+        int,
+        Field(
+            ge=1,
+            description="HTTP requests of the 2026-07-28 revision served at once; beyond: 503",
+        ),
+    ] = 64
     generate_token: Annotated[
         bool, Field(description="generate a random token and print it to stderr")
     ] = False
@@ -267,6 +274,7 @@ _HELP_GROUPS: dict[str, dict[str, str]] = {
         "allow_hosts": "HOST",
         "session_idle_timeout": "SECONDS",
         "max_sessions": "COUNT",
+        "max_concurrent_calls": "COUNT",
     },
     "tools": {
         "timeout": "SECONDS",

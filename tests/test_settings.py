@@ -199,7 +199,7 @@ def typed(value: object) -> tuple[type, object]:
 
 def test_the_table_has_a_row_for_every_setting() -> None:
     assert sorted(row.field for row in SETTINGS) == sorted(Settings.model_fields)
-    assert len({row.flag for row in SETTINGS}) == len({row.env for row in SETTINGS}) == 22
+    assert len({row.flag for row in SETTINGS}) == len({row.env for row in SETTINGS}) == 23
     for row in SETTINGS:
         # Otherwise the rows below could not tell where a value came from.
         assert row.env_parsed != row.default, row.field
@@ -299,7 +299,8 @@ HELP = (
     "[--port PORT] [--token TOKEN] [--token-file FILE] [--generate-token [{true,false}]] "
     "[--allow-unauthenticated [{true,false}]] [--allow-origin [ORIGIN ...]] "
     "[--allow-host [HOST ...]] "
-    "[--session-idle-timeout SECONDS] [--max-sessions COUNT] [--timeout SECONDS] "
+    "[--session-idle-timeout SECONDS] [--max-sessions COUNT] "
+    "[--max-concurrent-calls COUNT] [--timeout SECONDS] "
     "[--background-task-timeout SECONDS] "
     "[--allow-dir [DIR ...]] [--deny-dir [PATTERN ...]] [--max-file-size SIZE] "
     "[--require-view-before-edit {auto,true,false}] [--disable-tools [TOOL ...]] "
@@ -329,6 +330,8 @@ HELP = (
     "[env BORIS_SESSION_IDLE_TIMEOUT; default 600] "
     "--max-sessions COUNT open HTTP sessions at most; initialize beyond: 503 "
     "[env BORIS_MAX_SESSIONS; default 256] "
+    "--max-concurrent-calls COUNT HTTP requests of the 2026-07-28 revision served at once; "
+    "beyond: 503 [env BORIS_MAX_CONCURRENT_CALLS; default 64] "
     "tools: --timeout SECONDS default bash timeout in seconds (the tool takes ms) "
     "[env BORIS_TIMEOUT; default 120] "
     "--background-task-timeout SECONDS seconds before a background task is killed; 0 = never "

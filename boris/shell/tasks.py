@@ -38,6 +38,11 @@ UNREAD_LIMIT = 100
 #: Ids of expired commands a session remembers, to tell "expired" from "unknown".
 EXPIRED_IDS_KEPT = 1000
 
+#: Random bytes of a task id: the id is a handle (whoever holds it may read and stop the
+#: task, and nothing else says whose it is), so it cannot be guessed: 128 bits, as the
+#: 2026-07-28 protocol asks of handles (SEP-2567), on every protocol revision.
+TASK_ID_BYTES = 16
+
 #: Seconds a look at the machine's processes is reused to drop the entries whose
 #: processes are gone: looking costs a read of /proc, and a command a few milliseconds.
 PRUNE_AGE = 1.0
@@ -258,7 +263,7 @@ class TaskTable:
                 "task_output",
             )
         task = BackgroundCommand(shell, script, args, cwd=cwd, env=env, timeout=timeout)
-        task_id = secrets.token_hex(8)
+        task_id = secrets.token_hex(TASK_ID_BYTES)
         self._add(task_id, task)
         task.run.finished.add_done_callback(lambda _: self._finished(task_id))
         return task_id

@@ -1,21 +1,26 @@
 """The streamable HTTP transport: the app at ``/mcp`` behind Boris's ASGI guards, on uvicorn.
 
-fastmcp's ``http_app`` and the MCP SDK's session manager serve ``/mcp``. The guards,
-outermost first: permissive CORS on every route; on ``/mcp`` the bearer token or,
-without one, the origin and Host checks; the refusal of the stateless protocol revision
-(sessions need the handshake); a bounded request body, read and parsed once
-(boris.transport.jsonrpc, as a STDIO line is).
+fastmcp's ``http_app`` and the MCP SDK's session manager serve ``/mcp``: a request of a
+handshake revision within its session (``Mcp-Session-Id``), one of the 2026-07-28
+revision (no handshake, no session: its ``MCP-Protocol-Version`` header says so) on the
+SDK's per-request path, which checks its headers against its body, answers GET and
+DELETE 405 and a notification 202, and cancels the call when the client closes its
+stream. The guards, outermost first: permissive CORS on every route; on ``/mcp`` the
+bearer token or, without one, the origin and Host checks (the same for both eras); the
+bound on 2026-07-28 requests in flight (--max-concurrent-calls); a bounded request
+body, read and parsed once (boris.transport.jsonrpc, as a STDIO line is).
 
 A tool call goes on to the SDK without its arguments, which the edge takes from beside
 it (boris.edge.arguments_beside): they are parsed once, and off the event loop when
 large, and the SDK's parser (which refuses a lone surrogate anywhere in a message)
 reads a few hundred bytes.
 
-A request that carries no progress token is answered with one ``application/json``
-body; one that does, with an SSE stream that carries its progress notifications
-before the reply (both are answers the streamable HTTP transport allows). The stream
-costs the server a response task and its own send loop per call
-(boris.seams.sdk.adapt_session_manager).
+Within a session, a request that carries no progress token is answered with one
+``application/json`` body; one that does, with an SSE stream that carries its progress
+notifications before the reply (both are answers the streamable HTTP transport allows).
+The stream costs the server a response task and its own send loop per call
+(boris.seams.sdk.adapt_session_manager). A 2026-07-28 request is answered as the SDK's
+per-request path decides: one JSON body unless a notification (progress) comes first.
 """
 
 from __future__ import annotations
@@ -255,29 +260,63 @@ class AccessGuard:
         return hmac.compare_digest(credentials.strip().encode(), self.token)
 
 
-class HandshakeOnly:
-    """Refuse the stateless protocol revision on /mcp so clients fall back to a session.
+def _is_stateless(scope: Scope) -> bool:
+    """Whether a request to /mcp is of a revision without a handshake (2026-07-28): its
+    ``MCP-Protocol-Version`` header names no handshake revision. The SDK's session
+    manager routes it on the same header, to its per-request path, which also answers an
+    unknown version (400, -32022, the versions it serves)."""
+    requested = _header(scope, b"mcp-protocol-version")
+    return requested is not None and requested not in HANDSHAKE_PROTOCOL_VERSIONS
 
-    Under the stateless revision every request is its own connection and Boris
-    would lose the cwd, tasks and viewed files between calls. Answering -32022
-    with the handshake versions makes auto-negotiating clients initialize instead.
+
+class StatelessCalls:
+    """At most ``limit`` POSTs of the 2026-07-28 revision served at once (--max-concurrent-calls).
+
+    Such a request belongs to no session, so ``--max-sessions`` does not bound it; this
+    does, before its body is read: one beyond the limit gets 503 and a JSON-RPC error
+    naming the flag, with the id its body's first bytes show, and costs no more than
+    those bytes. A request holds its place until its answer (its SSE stream) has ended.
     """
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, limit: int) -> None:
         self.app = app
+        self.limit = limit
+        self.in_flight = 0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["method"] == "POST" and _is_mcp_path(scope):
-            requested = _header(scope, b"mcp-protocol-version")
-            if requested is not None and requested not in HANDSHAKE_PROTOCOL_VERSIONS:
-                reply = error_reply(
-                    mcp_types.UNSUPPORTED_PROTOCOL_VERSION,
-                    "Unsupported protocol version",
-                    data={"supported": list(HANDSHAKE_PROTOCOL_VERSIONS), "requested": requested},
-                )
-                await _send_reply(send, 400, reply)
-                return
-        await self.app(scope, receive, send)
+        if not (
+            scope["type"] == "http"
+            and scope["method"] == "POST"
+            and _is_mcp_path(scope)
+            and _is_stateless(scope)
+        ):
+            await self.app(scope, receive, send)
+            return
+        if self.in_flight >= self.limit:
+            await self._refuse(receive, send)
+            return
+        self.in_flight += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.in_flight -= 1
+
+    async def _refuse(self, receive: Receive, send: Send) -> None:
+        head = b""
+        more = True
+        while more and len(head) < HEAD:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            head += message.get("body", b"")[: HEAD - len(head)]
+            more = message.get("more_body", False)
+        reply = error_reply(
+            mcp_types.INTERNAL_ERROR,
+            f"Too many concurrent requests: this server serves at most {self.limit} requests "
+            "of protocol revision 2026-07-28 at once (--max-concurrent-calls); retry shortly",
+            id_from_start(head),
+        )
+        await _send_reply(send, 503, reply)
 
 
 class RequestBodies:
@@ -332,13 +371,17 @@ class RequestBodies:
         if isinstance(verdict, Refusal):
             await _send_reply(send, 400, verdict.reply)
             return
-        if _header(scope, b"mcp-session-id") is None:
+        stateless = _is_stateless(scope)
+        if _header(scope, b"mcp-session-id") is None and not stateless:
             request_id = verdict.id if isinstance(verdict, mcp_types.JSONRPCRequest) else None
             send = _telling_the_session_limit(send, request_id, self.max_sessions)
         with ExitStack() as around:
             if isinstance(verdict, mcp_types.JSONRPCRequest):
-                if _answered_plainly(verdict, scope):
+                if not stateless and _answered_plainly(verdict, scope):
                     around.enter_context(answering_plainly())
+                # A 2026-07-28 tool call too: the SDK's per-request path compares the body's
+                # arguments only with Mcp-Param-* headers its tool's schema asks for
+                # (x-mcp-header), and no schema of Boris's asks for one.
                 call = _without_arguments(verdict)
                 if call is not None:
                     body, name, arguments = call
@@ -468,7 +511,7 @@ def http_app(mcp: FastMCP[Any], settings: Settings) -> Any:
                 allow_origins=settings.allow_origins,
                 hosts=HostNames(settings.allow_hosts, settings.host),
             ),
-            ASGIMiddleware(HandshakeOnly),
+            ASGIMiddleware(StatelessCalls, limit=settings.max_concurrent_calls),
             ASGIMiddleware(RequestBodies, limit=limit, max_sessions=settings.max_sessions),
         ],
     )
@@ -486,6 +529,8 @@ async def serve_http(mcp: FastMCP[Any], settings: Settings) -> None:
             settings.host,
             settings.port,
         )
+    # http="auto" (uvicorn's default): httptools, a dependency, parses HTTP in C (see
+    # pyproject.toml for what it is worth); h11 only where it cannot be loaded.
     config = uvicorn.Config(
         http_app(mcp, settings),
         host=settings.host,

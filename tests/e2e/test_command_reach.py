@@ -161,7 +161,7 @@ def ticks(text: str) -> list[int]:
 
 
 def task_id_of_raw(text: str) -> str:
-    match = re.fullmatch(r"task_id: ([0-9a-f]{16})\nCommand started in background\.", text)
+    match = re.fullmatch(r"task_id: ([0-9a-f]{32})\nCommand started in background\.", text)
     assert match, text
     return match.group(1)
 

@@ -41,7 +41,7 @@ from tests.support.pids import pid_alive, pids_in, wait_gone
 
 pytestmark = pytest.mark.anyio
 
-STARTED = re.compile(r"task_id: ([0-9a-f]{16})\nCommand started in background\.")
+STARTED = re.compile(r"task_id: ([0-9a-f]{32})\nCommand started in background\.")
 # A background task that shows its shell's pid and a grandchild's pid, then waits.
 TWO_PIDS = "echo $$; sleep 300 & echo $!; wait"
 # The same with job control on: the grandchild is a job in a process group of its own.
@@ -135,13 +135,14 @@ async def test_two_http_sessions_are_isolated(server: HttpServer, tmp_path: Path
             pids += await background_pids(client, task_id, count=0)
 
 
-async def test_fastmcp_client_in_default_mode_keeps_its_session(
+async def test_fastmcp_client_in_default_mode_keeps_its_state(
     server: HttpServer, tmp_path: Path
 ) -> None:
-    # The default mode tries the stateless protocol first; the server refuses it, the
-    # client falls back to a real session, and the state survives between calls.
+    # The default mode speaks the 2026-07-28 revision, which has no sessions: every call
+    # is served from the server's workspace, and the state survives between calls.
     (tmp_path / "sub").mkdir()
-    async with http_client(server.url) as client:
+    async with http_client(server.url, mode="auto") as client:
+        assert client.initialize_result is None  # no handshake
         assert await bash(client, f"cd '{tmp_path}'") == "exit_code: 0\n"
         assert await bash(client, "cd sub") == "exit_code: 0\n"
         assert await bash(client, "pwd") == f"exit_code: 0\n\nstdout:\n{tmp_path / 'sub'}\n"

@@ -180,9 +180,12 @@ async def stdio_client(
 
 @contextlib.asynccontextmanager
 async def http_client(
-    url: str, token: str | None = None, mode: str = "auto"
+    url: str, token: str | None = None, mode: str = "legacy"
 ) -> AsyncIterator[Client[StreamableHttpTransport]]:
-    """A fastmcp Client (default mode, so the fallback to a real session is exercised)."""
+    """A fastmcp Client over streamable HTTP: by default a handshake client, which gets a
+    session of its own (fastmcp's own default, ``"auto"``, speaks the 2026-07-28
+    revision to Boris and is served from the server's workspace, as is
+    ``"2026-07-28"``)."""
     headers = {"Authorization": f"Bearer {token}"} if token else None
     transport = StreamableHttpTransport(url, headers=headers)
     async with Client(transport, mode=mode, timeout=60) as client:
@@ -215,15 +218,19 @@ async def sdk_client_of(
 
 
 @contextlib.asynccontextmanager
-async def sdk_http_client(url: str, token: str | None = None) -> AsyncIterator[mcp.Client]:
-    """The official MCP SDK client over streamable HTTP."""
+async def sdk_http_client(
+    url: str, token: str | None = None, mode: str = "legacy"
+) -> AsyncIterator[mcp.Client]:
+    """The official MCP SDK client over streamable HTTP: by default a handshake client,
+    with a session of its own; ``mode="2026-07-28"`` (or the SDK's default, ``"auto"``)
+    speaks the revision without sessions."""
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=60) as http,
-        mcp.Client(streamable_http_client(url, http_client=http)) as client,
+        mcp.Client(streamable_http_client(url, http_client=http), mode=mode) as client,
     ):
         yield client
 
@@ -280,6 +287,14 @@ INITIALIZE = {
 }
 
 MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+#: The ``_meta`` every request of the 2026-07-28 revision carries: its version and the
+#: client's capabilities (no handshake says them once).
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "0"},
+}
 
 
 def json_body(body: bytes) -> Any:

@@ -67,6 +67,10 @@ SETTINGS = [
         "max_sessions", "--max-sessions", "BORIS_MAX_SESSIONS", 256, "256", "8", 8, "1", 1,
     ),
     Setting(
+        "max_concurrent_calls", "--max-concurrent-calls", "BORIS_MAX_CONCURRENT_CALLS", 64,
+        "64", "8", 8, "1", 1,
+    ),
+    Setting(
         "allow_origins", "--allow-origin", "BORIS_ALLOW_ORIGINS", [], "none",
         "http://a.example:3000", ["http://a.example:3000"],
         "http://b.example,https://c.example", ["http://b.example", "https://c.example"],
@@ -167,6 +171,12 @@ STARTUP_ERRORS: list[tuple[list[str], dict[str, str] | None, str]] = [
         ["--max-sessions", "0"],
         None,
         "--max-sessions (BORIS_MAX_SESSIONS): Input should be greater than or equal to 1",
+    ),
+    (
+        ["--max-concurrent-calls", "0"],
+        None,
+        "--max-concurrent-calls (BORIS_MAX_CONCURRENT_CALLS): Input should be greater than or "
+        "equal to 1",
     ),
     (
         ["--host", "0.0.0.0"],

@@ -21,7 +21,7 @@ from tests.support import error_text, ok_text
 PROMPTLY = 10
 
 #: bash's answer to ``run_in_background``: the task id, then a fixed line.
-STARTED = re.compile(r"task_id: ([0-9a-f]{16})\nCommand started in background\.")
+STARTED = re.compile(r"task_id: ([0-9a-f]{32})\nCommand started in background\.")
 
 #: bash's answer to ``run_in_background`` while ten background commands are running.
 LIMIT_REACHED = (

@@ -23,6 +23,7 @@ from tests.support import (
     DEFAULT_TOOLS,
     INITIALIZE,
     MCP_HEADERS,
+    MODERN_META,
     HttpServer,
     RawSession,
     free_port,
@@ -174,31 +175,36 @@ def test_origin_check_only_guards_mcp(open_server: HttpServer) -> None:
     assert status == 200
 
 
-def test_stateless_protocol_is_refused(open_server: HttpServer) -> None:
-    # Sessions need the handshake: the stateless revision gets -32022 naming the
-    # handshake versions, so auto-negotiating clients fall back to initialize.
-    discover = {"jsonrpc": "2.0", "id": 7, "method": "server/discover", "params": {}}
-    status, _, body = http_request(
-        "POST",
-        open_server.url,
-        {**MCP_HEADERS, "MCP-Protocol-Version": "2026-07-28"},
-        json.dumps(discover).encode(),
-    )
-    assert status == 400
-    error = json.loads(body)["error"]
-    assert error["code"] == -32022
-    assert error["message"] == "Unsupported protocol version"
-    assert error["data"] == {
-        "supported": ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"],
-        "requested": "2026-07-28",
+def test_the_2026_revision_is_served_beside_the_handshake(open_server: HttpServer) -> None:
+    # No longer refused with -32022: tests/transport/test_stateless_http.py has the rest.
+    discover = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "server/discover",
+        "params": {"_meta": MODERN_META},
     }
+    headers = {**MCP_HEADERS, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover"}
+    status, response_headers, body = http_request(
+        "POST", open_server.url, headers, json.dumps(discover).encode()
+    )
+    assert status == 200, body
+    assert "mcp-session-id" not in response_headers
+    assert json_body(body)["result"]["supportedVersions"] == ["2026-07-28"]
+    assert initialize(open_server)[0] == 200
 
 
-async def test_default_mode_clients_get_a_session(open_server: HttpServer) -> None:
-    async with http_client(open_server.url) as client:
+async def test_handshake_clients_get_a_session(open_server: HttpServer) -> None:
+    async with http_client(open_server.url, mode="legacy") as client:
         result = client.initialize_result
         assert result is not None
         assert result.protocol_version == "2025-11-25"
+
+
+async def test_default_mode_clients_speak_the_2026_revision(open_server: HttpServer) -> None:
+    # fastmcp's default ("auto") is no longer pushed back to the handshake.
+    async with http_client(open_server.url, mode="auto") as client:
+        assert client.initialize_result is None
+        assert [tool.name for tool in await client.list_tools()] == DEFAULT_TOOLS
 
 
 def test_malformed_requests_get_4xx(open_server: HttpServer) -> None:
