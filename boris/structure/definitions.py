@@ -4,8 +4,10 @@ line range and the line of the name (the signature).
 A language's query (boris/structure/queries/) names each definition's node
 (``@definition.<kind>``) and its name (``@name``, or a C declarator ``@declarator`` whose
 name lies inside it); ``@scope`` marks what qualifies the names inside it without being
-a definition itself (a Rust impl block, a Swift extension), and ``@receiver`` a Go
-method's receiver type. The code here does what a query cannot say: nesting by byte
+a definition itself (a Rust impl block, a Swift extension), ``@receiver`` a Go
+method's receiver type, ``@prefix`` the words written before a name that belong to
+it (C#'s ``operator +``, ``~Money``), and ``@qualifier`` the object a JavaScript function is assigned
+to (``View.prototype`` of ``View.prototype.render = function``). The code here does what a query cannot say: nesting by byte
 ranges, a function inside a class-like definition made a method, qualified names,
 names written qualified (``void A::f()``, ``namespace App.Core``).
 
@@ -83,6 +85,13 @@ _DECLARED = frozenset(
 _GENERICS = re.compile(r"<[^<>]*>|\[[^\[\]]*\]")
 _QUALIFIED = re.compile(r"^[\w$~]+(?:(?:::|\.|\\)[\w$~]+)+$")
 _SEPARATOR = re.compile(r"::|\.|\\")
+_SPACED_SEPARATOR = re.compile(r"\s*(::|\.|\\)\s*")
+_SPACE = re.compile(r"\s+")
+#: Names taken as written: an operator (Ruby's ``[]=`` and ``<=>``, Swift's ``==``), a
+#: computed member name (JavaScript's ``[Symbol.iterator]``).
+_AS_WRITTEN = re.compile(r"^(?:[^\w$]+|\[.*\])$")
+#: Where a C++ operator's name starts, after what qualifies it.
+_OPERATOR = re.compile(r"(?:^|(?<=::))operator(?![\w$])")
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 _CAPITALS = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
 
@@ -133,10 +142,16 @@ def _collect(
         return
     names = captures.get("name", [])
     declarators = captures.get("declarator")
+    if declarators and _in_a_body(node):
+        return
     if declarators:
         names = names + [name for d in declarators if (name := _declared(d)) is not None]
     receiver = captures.get("receiver")
     prefix = (_last_identifier(_text(receiver[0])),) if receiver else ()
+    prefixes = [_text(word) for word in captures.get("prefix", [])]
+    qualifier = captures.get("qualifier")
+    if qualifier:
+        prefix = _assigned_to(_text(qualifier[0]))
     lines: tuple[int, int] | None = None
     for name in names:
         key = name.byte_range
@@ -145,7 +160,12 @@ def _collect(
             continue
         text = _text(name)
         if kind:
-            own = _name_parts(text)
+            if prefixes:
+                own = (_prefixed(prefixes, text),)
+            elif not name.is_named:  # a keyword or an operator's token, as written
+                own = (text,)
+            else:
+                own = _name_parts(text)
             if not own[-1]:
                 continue
         else:
@@ -263,7 +283,13 @@ def _name_parts(text: str) -> tuple[str, ...]:
     arguments are dropped (``Box<int>::get``)."""
     if text.isidentifier():
         return (text,)
-    text = text.strip()
+    text = _one_line(text)
+    if _AS_WRITTEN.match(text):
+        return (text,)
+    operator = _OPERATOR.search(text)
+    if operator is not None:  # C++: A::operator[], whose brackets are no type arguments
+        head = text[: operator.start()].removesuffix("::")
+        return (*(_name_parts(head) if head else ()), text[operator.start() :])
     while True:
         plain = _GENERICS.sub("", text)
         if plain == text:
@@ -272,6 +298,42 @@ def _name_parts(text: str) -> tuple[str, ...]:
     if _QUALIFIED.match(text):
         return tuple(_SEPARATOR.split(text))
     return (text,)
+
+
+#: Parts of what a function is assigned to that a reader does not count in its name:
+#: ``View.prototype.render`` is View's render, ``this.close`` the enclosing one's close,
+#: ``exports.json`` and ``module.exports.json`` the module's json.
+_NOT_QUALIFYING = frozenset({"prototype", "this"})
+_MODULE_OBJECTS = (("module", "exports"), ("exports",))
+
+
+def _assigned_to(text: str) -> tuple[str, ...]:
+    """What qualifies a function assigned to a member of ``text`` (a dotted name): its
+    parts but those a reader does not count; nothing for another expression
+    (``handlers[key].run = function``)."""
+    parts = text.split(".")
+    if not all(_IDENTIFIER.fullmatch(part) for part in parts):
+        return ()
+    for module in _MODULE_OBJECTS:
+        if tuple(parts[: len(module)]) == module:
+            parts = parts[len(module) :]
+            break
+    return tuple(part for part in parts if part not in _NOT_QUALIFYING)
+
+
+def _prefixed(prefixes: list[str], name: str) -> str:
+    """A name with the words written before it, one space after a word
+    (``operator +``, ``implicit operator decimal``), none after a sign (``~Money``)."""
+    text = ""
+    for word in (*prefixes, name):
+        text += " " + word if text and (text[-1].isalnum() or text[-1] == "_") else word
+    return text
+
+
+def _one_line(text: str) -> str:
+    """A name written over several lines (``Stack<T>::\npush``) as one line: no space
+    beside a separator, one space for each other run of spaces."""
+    return _SPACE.sub(" ", _SPACED_SEPARATOR.sub(r"\1", text.strip()))
 
 
 def _last_identifier(text: str) -> str:
@@ -302,6 +364,23 @@ def _declared(declarator: tree_sitter.Node) -> tree_sitter.Node | None:
 def _is_declarator(node_type: str) -> bool:
     """Whether a child of a declarator is what it wraps (a declarator, or the name)."""
     return node_type in _DECLARED or node_type.endswith("declarator")
+
+
+#: What holds a C or C++ function's statements: a function defined in one is a
+#: preprocessor branch or a macro the parser misread (``__catch(...) {}``,
+#: ``if (x) {`` under ``#if``), never a definition.
+_BODIES = frozenset({"compound_statement"})
+
+
+def _in_a_body(node: tree_sitter.Node) -> bool:
+    """Whether a C or C++ function's node lies in a body, past the errors the parser
+    wrapped around it."""
+    if node.type != "function_definition":
+        return False
+    parent = node.parent
+    while parent is not None and parent.type == "ERROR":
+        parent = parent.parent
+    return parent is not None and parent.type in _BODIES
 
 
 def _is_extern(node: tree_sitter.Node) -> bool:

@@ -79,6 +79,9 @@ BORIS_ONLY = {
     # A member function defaulted in its class (= default) is defined there; ctags
     # takes it for a prototype.
     ("matrix.cpp", "~Solver", 45),
+    # A pure virtual member function, declared in its class and defined in none: ctags
+    # takes it for a prototype, which it lists only when asked.
+    ("matrix.cpp", "solve", 46),
     # ctags' TypeScript parser loses the method after an abstract method signature.
     ("service.ts", "start", 24),
     # ctags' Rust parser lists no const items.
@@ -114,10 +117,10 @@ def ctags_definitions(path: Path) -> dict[tuple[str, int], str]:
         if name.startswith("__anon"):
             continue  # an unnamed enum or struct, to which ctags gives a name
         scope_kind = tag.get("scopeKind", "")
-        if path.suffix == ".kt" and (
-            name == "Companion" or (tag["kind"] == "constant" and scope_kind in ("class", "object"))
-        ):
-            continue  # a class's properties and its companion object
+        if path.suffix == ".kt" and tag["kind"] == "constant" and scope_kind in ("class", "object"):
+            continue  # a class's properties
+        if path.suffix == ".kt" and name == "Companion":
+            name = "companion"  # an unnamed companion object: Boris names it as written
         if path.suffix == ".php" and tag["kind"] == "variable" and scope_kind == "class":
             continue  # a class's properties
         for separator in ("::", ".", "\\"):

@@ -2,11 +2,42 @@
 
 (class_declaration name: (_) @name) @definition.class
 
+; A class expression with a name of its own, wherever it stands:
+; module.exports = class FixedQueue {…} (its methods nest under it).
+(class name: (_) @name) @definition.class
+
+; A class without a name, exported as the default: named "default".
+(export_statement "default" @name value: (class !name)) @definition.class
+
+; A class or function bound to a name by a declaration, at any depth:
+; const Widget = class {…}, const f = () => …
+(variable_declarator
+  name: (identifier) @name
+  value: (class !name)) @definition.class
+
 (function_declaration name: (identifier) @name) @definition.function
 
 (generator_function_declaration name: (identifier) @name) @definition.function
 
 (method_definition name: (_) @name) @definition.method
+
+; A function bound by assignment to a member: View.prototype.render = function …,
+; exports.json = function …, res.redirect = () => …. What qualifies it is the object
+; assigned to, less prototype, this and exports (boris.structure.definitions).
+(assignment_expression
+  left: (member_expression
+    object: [(identifier) (this) (member_expression)] @qualifier
+    property: (property_identifier) @name)
+  right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+
+(assignment_expression
+  left: (member_expression
+    object: [(identifier) (this) (member_expression)] @qualifier
+    property: (property_identifier) @name)
+  right: (class !name)) @definition.class
+
+; A named function expression passed as an argument: app.use(function logger() {…}).
+(arguments (function_expression name: (identifier) @name) @definition.function)
 
 ; A function given a name by a top-level declaration: const f = () => {}.
 (program
@@ -59,3 +90,8 @@
   (export_statement
     (variable_declaration
       (variable_declarator name: (identifier) @name) @definition.variable)))
+
+; A function bound by a declaration inside a function or a block: const f = () => ….
+(variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
