@@ -37,7 +37,8 @@ class Definition(NamedTuple):
     name: str
     #: The parts of its qualified name, outermost first.
     parts: tuple[str, ...]
-    #: Lines, 1-based, inclusive; ``line`` is the line of its name (the signature).
+    #: Lines, 1-based, inclusive; ``line`` is the line of its name (the signature; of
+    #: a name written over lines, ``Stack<T>::\npush``, its last).
     start: int
     end: int
     line: int
@@ -187,7 +188,7 @@ def _collect(
             lines[1],
             kind,
             (*prefix, *own),
-            name.start_point[0] + 1,
+            name.end_point[0] + 1,  # a name written over lines: where it ends
             key[0],
             key[1],
         )

@@ -28,12 +28,16 @@
 
 ; A function's declarator declares a function (a name, then its parameters): where
 ; a macro the parser does not know stands between them (void g() NOEXCEPT_MACRO {}),
-; the parser takes the macro for the name and the real declarator for an error; the
-; name is then the error's. A function defined inside a function's body is a misread
+; the parser takes the macro for the name and the real declarator (or a call's
+; look-alike, at the top of a file) for an error; the name is then the error's. A function defined inside a function's body is a misread
 ; preprocessor branch or macro (boris.structure.definitions), never a definition.
 (function_definition
   (ERROR (function_declarator) @declarator)
   declarator: [(identifier) (field_identifier)]) @definition.function
+
+(function_definition
+  (ERROR (init_declarator declarator: (identifier) @name value: (argument_list)))
+  declarator: (identifier)) @definition.function
 
 (function_definition
     declarator: [(function_declarator) (pointer_declarator) (reference_declarator)
