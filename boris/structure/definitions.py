@@ -355,11 +355,25 @@ def _declared(declarator: tree_sitter.Node) -> tree_sitter.Node | None:
     calling conventions beside them)."""
     node: tree_sitter.Node | None = declarator
     while node is not None and node.type not in _DECLARED:
-        inner = node.child_by_field_name("declarator")
+        inner = _misread(node)
+        if inner is None:
+            inner = node.child_by_field_name("declarator")
         if inner is None:
             inner = next((c for c in node.named_children if _is_declarator(c.type)), None)
         node = inner
     return node
+
+
+def _misread(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The function declarator the parser put in an error inside ``node``: where a
+    macro it does not know follows the parameters (``_Rep& _S_empty_rep()
+    _GLIBCXX_NOEXCEPT``), it takes the macro for the name declared."""
+    for child in node.named_children:
+        if child.type == "ERROR":
+            found = next((c for c in child.named_children if c.type == "function_declarator"), None)
+            if found is not None:
+                return found
+    return None
 
 
 def _is_declarator(node_type: str) -> bool:

@@ -23,21 +23,40 @@
 
 ; A function bound by assignment to a member: View.prototype.render = function …,
 ; exports.json = function …, res.redirect = () => …. What qualifies it is the object
-; assigned to, less prototype, this and exports (boris.structure.definitions).
+; assigned to, less prototype, this and exports (boris.structure.definitions). What
+; module.exports is set to is named by its own name, if it has one.
 (assignment_expression
   left: (member_expression
     object: [(identifier) (this) (member_expression)] @qualifier
     property: (property_identifier) @name)
-  right: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+  right: [(arrow_function) (function_expression) (generator_function)]
+  (#not-eq? @name "exports")) @definition.function
 
 (assignment_expression
   left: (member_expression
     object: [(identifier) (this) (member_expression)] @qualifier
     property: (property_identifier) @name)
-  right: (class !name)) @definition.class
+  right: (class !name)
+  (#not-eq? @name "exports")) @definition.class
 
-; A named function expression passed as an argument: app.use(function logger() {…}).
+(assignment_expression
+  left: (member_expression property: (property_identifier) @_exports)
+  right: (function_expression name: (identifier) @name) @definition.function
+  (#eq? @_exports "exports"))
+
+; A named function expression passed as an argument (app.use(function logger() {…})),
+; returned (return function dispatch (opts) {…}), given as a property's value
+; ({ get: function getrouter () {…} }) or assigned to a variable
+; (wrapper = function onMessage (data) {…}): named by its own name.
 (arguments (function_expression name: (identifier) @name) @definition.function)
+
+(return_statement (function_expression name: (identifier) @name) @definition.function)
+
+(pair value: (function_expression name: (identifier) @name) @definition.function)
+
+(assignment_expression
+  left: (identifier)
+  right: (function_expression name: (identifier) @name) @definition.function)
 
 ; A function given a name by a top-level declaration: const f = () => {}.
 (program
