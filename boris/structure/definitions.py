@@ -5,11 +5,13 @@ A language's query (boris/structure/queries/) names each definition's node
 (``@definition.<kind>``) and its name (``@name``, or a C declarator ``@declarator`` whose
 name lies inside it); ``@scope`` marks what qualifies the names inside it without being
 a definition itself (a Rust impl block, a Swift extension), ``@receiver`` a Go
-method's receiver type, ``@prefix`` the words written before a name that belong to
-it (C#'s ``operator +``, ``~Money``), and ``@qualifier`` the object a JavaScript function is assigned
-to (``View.prototype`` of ``View.prototype.render = function``). The code here does what a query cannot say: nesting by byte
-ranges, a function inside a class-like definition made a method, qualified names,
-names written qualified (``void A::f()``, ``namespace App.Core``).
+method's receiver type, ``@prefix`` the words written before a name that belong to it
+(C#'s ``operator +``, ``~Money``), and ``@qualifier`` the object a JavaScript function
+is assigned to (``View.prototype`` of ``View.prototype.render = function``). The code
+here does what a query cannot say: nesting by byte ranges, a function inside a
+class-like definition made a method, qualified names, names written qualified
+(``void A::f()``, ``namespace App.Core``), names as a reader points at them (operators
+as written, a name over several lines joined), what only looks like a function left out.
 
 Nothing of the syntax tree outlives :func:`definitions`: the result is plain values.
 """
@@ -148,7 +150,7 @@ def _collect(
     if declarators:
         names = names + [name for d in declarators if (name := _declared(d)) is not None]
     receiver = captures.get("receiver")
-    prefix = (_last_identifier(_text(receiver[0])),) if receiver else ()
+    prefix: tuple[str, ...] = (_last_identifier(_text(receiver[0])),) if receiver else ()
     prefixes = [_text(word) for word in captures.get("prefix", [])]
     qualifier = captures.get("qualifier")
     if qualifier:
@@ -160,6 +162,7 @@ def _collect(
         if have is not None and have.index <= index:
             continue
         text = _text(name)
+        own: tuple[str, ...]
         if kind:
             if prefixes:
                 own = (_prefixed(prefixes, text),)

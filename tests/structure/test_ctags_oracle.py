@@ -237,7 +237,6 @@ def test_definitions_agree_with_ctags(fixture: str) -> None:
     assert kinds == {item for item in KIND_DIFFERENCES if item[0] == fixture}
 
 
-
 #: The share of ctags' definitions (its junk left out, see above) that Boris lists at
 #: the same name and line, in JavaScript's fixtures together (on express, undici and
 #: ws: 2,203 of 2,214, 99.5%; 88.3% before functions bound by assignment were read).

@@ -168,6 +168,18 @@ func closeWrite(c any) error {
 }
 """
 
+GUARD_C = """\
+int main(void)
+{
+	__try {
+		run(1);
+	} __catch(err) {
+		return 1;
+	}
+	return 0;
+}
+"""
+
 BROKEN_GO = """\
 package broken
 
@@ -201,6 +213,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "ops.rs": OPS_RS,
             "conn.go": CONN_GO,
             "broken.go": BROKEN_GO,
+            "guard.c": GUARD_C,
         },
     )
 
@@ -269,6 +282,11 @@ async def call(client: Client[Any], tool: str, **arguments: Any) -> str:
         # A C function starts at its return type's line; its signature is its name's.
         ("old.c", "old.c (C, 5 lines)\n"
                   "function count  1-5  count(void)"),
+        # A macro's call with a block after it reads as a function in a body: none.
+        ("guard.c", "guard.c (C, 9 lines)\n"
+                    "[Syntax errors, the first at line 3: definitions near them may be "
+                    "missing or cut short.]\n"
+                    "function main  1-9  int main(void)"),
         ("Tags.kt", "Tags.kt (Kotlin, 8 lines)\n"
                     "class Required  1-2  annotation class Required\n"
                     "class Task  4-8  class Task {\n"
