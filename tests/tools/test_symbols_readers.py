@@ -168,6 +168,20 @@ func closeWrite(c any) error {
 }
 """
 
+STORE_CJS = """\
+module.exports = class {
+  open(path) {
+    return path;
+  }
+};
+"""
+
+HANDLER_MJS = """\
+export default async function () {
+  return 204;
+}
+"""
+
 GUARD_C = """\
 int main(void)
 {
@@ -214,6 +228,8 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "conn.go": CONN_GO,
             "broken.go": BROKEN_GO,
             "guard.c": GUARD_C,
+            "store.cjs": STORE_CJS,
+            "handler.mjs": HANDLER_MJS,
         },
     )
 
@@ -251,6 +267,12 @@ async def call(client: Client[Any], tool: str, **arguments: Any) -> str:
         ("runner.mjs", "runner.mjs (JavaScript, 3 lines)\n"
                        "class default  1-3  export default class {\n"
                        "  method run  2-2  run() {}"),
+        # A class without a name bound to module.exports is named so.
+        ("store.cjs", "store.cjs (JavaScript, 5 lines)\n"
+                      "class module.exports  1-5  module.exports = class {\n"
+                      "  method open  2-4  open(path) {"),
+        ("handler.mjs", "handler.mjs (JavaScript, 3 lines)\n"
+                        "function default  1-3  export default async function () {"),
         ("vec.rb", "vec.rb (Ruby, 13 lines)\n"
                    "class Vec  1-13  class Vec\n"
                    "  method []  2-4  def [](i)\n"

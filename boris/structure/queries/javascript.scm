@@ -6,8 +6,12 @@
 ; module.exports = class FixedQueue {…} (its methods nest under it).
 (class name: (_) @name) @definition.class
 
-; A class without a name, exported as the default: named "default".
+; A class or function without a name, exported as the default: named "default".
 (export_statement "default" @name value: (class !name)) @definition.class
+
+(export_statement
+  "default" @name
+  value: [(function_expression !name) (arrow_function) (generator_function !name)]) @definition.function
 
 ; A class or function bound to a name by a declaration, at any depth:
 ; const Widget = class {…}, const f = () => …
@@ -23,8 +27,9 @@
 
 ; A function bound by assignment to a member: View.prototype.render = function …,
 ; exports.json = function …, res.redirect = () => …. What qualifies it is the object
-; assigned to, less prototype, this and exports (boris.structure.definitions). What
-; module.exports is set to is named by its own name, if it has one.
+; assigned to, less prototype, this and exports (boris.structure.definitions). A
+; function module.exports is set to is named by its own name, if it has one; a class
+; without a name is module.exports.
 (assignment_expression
   left: (member_expression
     object: [(identifier) (this) (member_expression)] @qualifier
@@ -36,8 +41,7 @@
   left: (member_expression
     object: [(identifier) (this) (member_expression)] @qualifier
     property: (property_identifier) @name)
-  right: (class !name)
-  (#not-eq? @name "exports")) @definition.class
+  right: (class !name)) @definition.class
 
 (assignment_expression
   left: (member_expression property: (property_identifier) @_exports)
