@@ -364,6 +364,11 @@ def _declared(declarator: tree_sitter.Node) -> tree_sitter.Node | None:
         if inner is None:
             inner = next((c for c in node.named_children if _is_declarator(c.type)), None)
         node = inner
+    if node is not None and node.has_error:
+        # A name the parser put together from what it misread (a type after a macro it
+        # does not know, joined to the name by a :: it made up): its own name is the
+        # part named so.
+        return node.child_by_field_name("name")
     return node
 
 

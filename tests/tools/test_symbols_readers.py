@@ -182,6 +182,16 @@ export default async function () {
 }
 """
 
+ALGO_H = """\
+template <typename It>
+  CONSTEXPR_IF_CXX20
+  It
+  find_next(It first)
+  {
+    return first;
+  }
+"""
+
 GUARD_C = """\
 int main(void)
 {
@@ -228,6 +238,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "conn.go": CONN_GO,
             "broken.go": BROKEN_GO,
             "guard.c": GUARD_C,
+            "algo.h": ALGO_H,
             "store.cjs": STORE_CJS,
             "handler.mjs": HANDLER_MJS,
         },
@@ -301,6 +312,12 @@ async def call(client: Client[Any], tool: str, **arguments: Any) -> str:
                       "method Stack.push  8-13  push(T v)\n"
                       "function lock  15-16  void lock() _GLIBCXX_NOEXCEPT {\n"
                       "function guarded  18-22  void guarded() {"),
+        # A macro before the return type: the parser joins type and name by a :: it
+        # makes up; the name is the function's own.
+        ("algo.h", "algo.h (C++, 7 lines)\n"
+                   "[Syntax errors, the first at line 3: definitions near them may be "
+                   "missing or cut short.]\n"
+                   "function find_next  1-7  find_next(It first)"),
         # A C function starts at its return type's line; its signature is its name's.
         ("old.c", "old.c (C, 5 lines)\n"
                   "function count  1-5  count(void)"),
