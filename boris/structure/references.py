@@ -149,6 +149,15 @@ def references(
     return found
 
 
+def _own_name(node: tree_sitter.Node) -> bool:
+    parent = node.parent
+    return (
+        parent is not None
+        and parent.type in _OWN_NAMES
+        and parent.child_by_field_name("name") == node
+    )
+
+
 def _unread(node: tree_sitter.Node) -> bool:
     """Whether ``node`` lies in what the parser could not read (an error node): there a
     word of a string or a comment may stand as a name."""
@@ -160,10 +169,16 @@ def _unread(node: tree_sitter.Node) -> bool:
     return False
 
 
+#: Nodes whose name field names what they are, never a use: a JavaScript function or
+#: class expression (``View.prototype.render = function render(…)``, its definition
+#: named by what it is assigned to), where the name is the expression's own.
+_OWN_NAMES = frozenset({"function_expression", "generator_function", "class"})
+
+
 def _is_name(node: tree_sitter.Node, language: Language) -> bool:
     kind = node.type
     if kind.endswith("identifier") or kind in language.identifiers:
-        return node.is_named
+        return node.is_named and not _own_name(node)
     if kind == "word" and language.word_parents:
         parent = node.parent
         return parent is not None and parent.type in language.word_parents

@@ -65,6 +65,8 @@ app.use(function logger(req, res, next) {
 function load({ parse }) {
   return parse;
 }
+
+new View('index').render({});
 """
 
 RUNNER_MJS = """\
@@ -266,7 +268,7 @@ async def call(client: Client[Any], tool: str, **arguments: Any) -> str:
                      "  method [kSize]  12-14  get [kSize]() {"),
         # Functions bound to a prototype, to exports, to an object; a nested arrow
         # function; a named function expression given as an argument.
-        ("view.js", "view.js (JavaScript, 25 lines)\n"
+        ("view.js", "view.js (JavaScript, 27 lines)\n"
                     "function View  1-3  function View(name) {\n"
                     "method View.render  5-9  View.prototype.render = function render(options) {\n"
                     "  function format  7-7  const format = (text) => parse(text);\n"
@@ -393,6 +395,13 @@ async def test_a_name_bound_by_destructuring_shorthand_is_a_reference(
         "view.js:7:28  in View.render.format  const format = (text) => parse(text);\n"
         "view.js:23:17  in load  function load({ parse }) {\n"
         "view.js:24:10  in load  return parse;"
+    )
+
+
+async def test_the_name_of_a_function_assigned_is_no_use_of_it(client: Client[Any]) -> None:
+    """View.prototype.render = function render(…): both names are the definition's."""
+    assert await call(client, "symbols", name="render", references=True) == (
+        "view.js:27:19  in (top level)  new View('index').render({});"
     )
 
 
