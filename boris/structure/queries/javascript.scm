@@ -11,7 +11,8 @@
 
 (export_statement
   "default" @name
-  value: [(function_expression !name) (arrow_function) (generator_function !name)]) @definition.function
+  value: [(function_expression !name) (arrow_function) (generator_function !name)]
+  ) @definition.function
 
 ; A class or function bound to a name by a declaration, at any depth:
 ; const Widget = class {…}, const f = () => …
@@ -62,25 +63,11 @@
   left: (identifier)
   right: (function_expression name: (identifier) @name) @definition.function)
 
-; A function given a name by a top-level declaration: const f = () => {}.
-(program
-  (lexical_declaration
-    (variable_declarator
-      name: (identifier) @name
-      value: [(arrow_function) (function_expression) (generator_function)]) @definition.function))
-
-(program
-  (export_statement
-    (lexical_declaration
-      (variable_declarator
-        name: (identifier) @name
-        value: [(arrow_function) (function_expression) (generator_function)]) @definition.function)))
-
-(program
-  (variable_declaration
-    (variable_declarator
-      name: (identifier) @name
-      value: [(arrow_function) (function_expression) (generator_function)]) @definition.function))
+; A function given a name by a declaration, at any depth: const f = () => {}. (Before
+; the top-level bindings below: of two patterns that name one name, the first wins.)
+(variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
 
 ; Other top-level bindings: const is a constant, let and var are variables.
 (program
@@ -113,8 +100,3 @@
   (export_statement
     (variable_declaration
       (variable_declarator name: (identifier) @name) @definition.variable)))
-
-; A function bound by a declaration inside a function or a block: const f = () => ….
-(variable_declarator
-  name: (identifier) @name
-  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
