@@ -4,10 +4,14 @@ line range and the line of the name (the signature).
 A language's query (boris/structure/queries/) names each definition's node
 (``@definition.<kind>``) and its name (``@name``, or a C declarator ``@declarator`` whose
 name lies inside it); ``@scope`` marks what qualifies the names inside it without being
-a definition itself (a Rust impl block, a Swift extension), and ``@receiver`` a Go
-method's receiver type. The code here does what a query cannot say: nesting by byte
-ranges, a function inside a class-like definition made a method, qualified names,
-names written qualified (``void A::f()``, ``namespace App.Core``).
+a definition itself (a Rust impl block, a Swift extension), ``@receiver`` a Go
+method's receiver type, ``@prefix`` the words written before a name that belong to it
+(C#'s ``operator +``, ``~Money``), and ``@qualifier`` the object a JavaScript function
+is assigned to (``View.prototype`` of ``View.prototype.render = function``). The code
+here does what a query cannot say: nesting by byte ranges, a function inside a
+class-like definition made a method, qualified names, names written qualified
+(``void A::f()``, ``namespace App.Core``), names as a reader points at them (operators
+as written, a name over several lines joined), what only looks like a function left out.
 
 Nothing of the syntax tree outlives :func:`definitions`: the result is plain values.
 """
@@ -35,7 +39,8 @@ class Definition(NamedTuple):
     name: str
     #: The parts of its qualified name, outermost first.
     parts: tuple[str, ...]
-    #: Lines, 1-based, inclusive; ``line`` is the line of its name (the signature).
+    #: Lines, 1-based, inclusive; ``line`` is the line of its name (the signature; of
+    #: a name written over lines, ``Stack<T>::\npush``, its last).
     start: int
     end: int
     line: int
@@ -83,6 +88,13 @@ _DECLARED = frozenset(
 _GENERICS = re.compile(r"<[^<>]*>|\[[^\[\]]*\]")
 _QUALIFIED = re.compile(r"^[\w$~]+(?:(?:::|\.|\\)[\w$~]+)+$")
 _SEPARATOR = re.compile(r"::|\.|\\")
+_SPACED_SEPARATOR = re.compile(r"\s*(::|\.|\\)\s*")
+_SPACE = re.compile(r"\s+")
+#: Names taken as written: an operator (Ruby's ``[]=`` and ``<=>``, Swift's ``==``), a
+#: computed member name (JavaScript's ``[Symbol.iterator]``).
+_AS_WRITTEN = re.compile(r"^(?:[^\w$]+|\[.*\])$")
+#: Where a C++ operator's name starts, after what qualifies it.
+_OPERATOR = re.compile(r"(?:^|(?<=::))operator(?![\w$])")
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 _CAPITALS = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
 
@@ -133,10 +145,16 @@ def _collect(
         return
     names = captures.get("name", [])
     declarators = captures.get("declarator")
+    if declarators and _in_a_body(node):
+        return
     if declarators:
         names = names + [name for d in declarators if (name := _declared(d)) is not None]
     receiver = captures.get("receiver")
-    prefix = (_last_identifier(_text(receiver[0])),) if receiver else ()
+    prefix: tuple[str, ...] = (_last_identifier(_text(receiver[0])),) if receiver else ()
+    prefixes = [_text(word) for word in captures.get("prefix", [])]
+    qualifier = captures.get("qualifier")
+    if qualifier:
+        prefix = _assigned_to(_text(qualifier[0]))
     lines: tuple[int, int] | None = None
     for name in names:
         key = name.byte_range
@@ -144,8 +162,14 @@ def _collect(
         if have is not None and have.index <= index:
             continue
         text = _text(name)
+        own: tuple[str, ...]
         if kind:
-            own = _name_parts(text)
+            if prefixes:
+                own = (_prefixed(prefixes, text),)
+            elif not name.is_named:  # a keyword or an operator's token, as written
+                own = (text,)
+            else:
+                own = _name_parts(text)
             if not own[-1]:
                 continue
         else:
@@ -167,7 +191,7 @@ def _collect(
             lines[1],
             kind,
             (*prefix, *own),
-            name.start_point[0] + 1,
+            name.end_point[0] + 1,  # a name written over lines: where it ends
             key[0],
             key[1],
         )
@@ -263,7 +287,13 @@ def _name_parts(text: str) -> tuple[str, ...]:
     arguments are dropped (``Box<int>::get``)."""
     if text.isidentifier():
         return (text,)
-    text = text.strip()
+    text = _one_line(text)
+    if _AS_WRITTEN.match(text):
+        return (text,)
+    operator = _OPERATOR.search(text)
+    if operator is not None:  # C++: A::operator[], whose brackets are no type arguments
+        head = text[: operator.start()].removesuffix("::")
+        return (*(_name_parts(head) if head else ()), text[operator.start() :])
     while True:
         plain = _GENERICS.sub("", text)
         if plain == text:
@@ -272,6 +302,42 @@ def _name_parts(text: str) -> tuple[str, ...]:
     if _QUALIFIED.match(text):
         return tuple(_SEPARATOR.split(text))
     return (text,)
+
+
+#: Parts of what a function is assigned to that a reader does not count in its name:
+#: ``View.prototype.render`` is View's render, ``this.close`` the enclosing one's close,
+#: ``exports.json`` and ``module.exports.json`` the module's json.
+_NOT_QUALIFYING = frozenset({"prototype", "this"})
+_MODULE_OBJECTS = (("module", "exports"), ("exports",))
+
+
+def _assigned_to(text: str) -> tuple[str, ...]:
+    """What qualifies a function assigned to a member of ``text`` (a dotted name): its
+    parts but those a reader does not count; nothing for another expression
+    (``handlers[key].run = function``)."""
+    parts = text.split(".")
+    if not all(_IDENTIFIER.fullmatch(part) for part in parts):
+        return ()
+    for module in _MODULE_OBJECTS:
+        if tuple(parts[: len(module)]) == module:
+            parts = parts[len(module) :]
+            break
+    return tuple(part for part in parts if part not in _NOT_QUALIFYING)
+
+
+def _prefixed(prefixes: list[str], name: str) -> str:
+    """A name with the words written before it, one space after a word
+    (``operator +``, ``implicit operator decimal``), none after a sign (``~Money``)."""
+    text = ""
+    for word in (*prefixes, name):
+        text += " " + word if text and (text[-1].isalnum() or text[-1] == "_") else word
+    return text
+
+
+def _one_line(text: str) -> str:
+    """A name written over several lines (``Stack<T>::\npush``) as one line: no space
+    beside a separator, one space for each other run of spaces."""
+    return _SPACE.sub(" ", _SPACED_SEPARATOR.sub(r"\1", text.strip()))
 
 
 def _last_identifier(text: str) -> str:
@@ -292,16 +358,52 @@ def _declared(declarator: tree_sitter.Node) -> tree_sitter.Node | None:
     calling conventions beside them)."""
     node: tree_sitter.Node | None = declarator
     while node is not None and node.type not in _DECLARED:
-        inner = node.child_by_field_name("declarator")
+        inner = _misread(node)
+        if inner is None:
+            inner = node.child_by_field_name("declarator")
         if inner is None:
             inner = next((c for c in node.named_children if _is_declarator(c.type)), None)
         node = inner
+    if node is not None and node.has_error:
+        # A name the parser put together from what it misread (a type after a macro it
+        # does not know, joined to the name by a :: it made up): its own name is the
+        # part named so.
+        return node.child_by_field_name("name")
     return node
+
+
+def _misread(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The function declarator the parser put in an error inside ``node``: where a
+    macro it does not know follows the parameters (``_Rep& _S_empty_rep()
+    _GLIBCXX_NOEXCEPT``), it takes the macro for the name declared."""
+    for child in node.named_children:
+        if child.type == "ERROR":
+            found = next((c for c in child.named_children if c.type == "function_declarator"), None)
+            if found is not None:
+                return found
+    return None
 
 
 def _is_declarator(node_type: str) -> bool:
     """Whether a child of a declarator is what it wraps (a declarator, or the name)."""
     return node_type in _DECLARED or node_type.endswith("declarator")
+
+
+#: What holds a C or C++ function's statements: a function defined in one is a
+#: preprocessor branch or a macro the parser misread (``__catch(...) {}``,
+#: ``if (x) {`` under ``#if``), never a definition.
+_BODIES = frozenset({"compound_statement"})
+
+
+def _in_a_body(node: tree_sitter.Node) -> bool:
+    """Whether a C or C++ function's node lies in a body, past the errors the parser
+    wrapped around it."""
+    if node.type != "function_definition":
+        return False
+    parent = node.parent
+    while parent is not None and parent.type == "ERROR":
+        parent = parent.parent
+    return parent is not None and parent.type in _BODIES
 
 
 def _is_extern(node: tree_sitter.Node) -> bool:

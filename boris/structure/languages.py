@@ -64,6 +64,9 @@ class Language:
     #: Ruby's ``def self.build``, C#'s ``void IDisposable.Dispose()``. Elsewhere a name
     #: after ``.`` or ``->`` is a use, and a search for definitions passes it by.
     dotted_definitions: bool = False
+    #: Whether a name after a dot is defined where something is assigned to it:
+    #: JavaScript's ``View.prototype.render = function``.
+    assigned_definitions: bool = False
     #: Where a definition may name something, as an RE2 pattern on the bytes (each one
     #: a character) around ``{name}``, which stands for the name's bytes (a superset of
     #: what the query finds): a search for definitions parses a file only if the name
@@ -76,6 +79,10 @@ class Language:
     #: files are parsed whole.
     top_level_start: re.Pattern[bytes] | None = None
 
+
+#: JavaScript's names bound by destructuring shorthand (``const { parse } = s``,
+#: ``function f({ parse })``): a use of the property and a name bound, in one word.
+_DESTRUCTURED = frozenset({"shorthand_property_identifier_pattern"})
 
 PYTHON = Language(
     "Python",
@@ -102,6 +109,8 @@ JAVASCRIPT = Language(
     "language",
     (".js", ".mjs", ".cjs", ".jsx"),
     interpreters=("node", "nodejs"),
+    assigned_definitions=True,
+    identifiers=_DESTRUCTURED,
 )
 TYPESCRIPT = Language(
     "TypeScript",
@@ -111,6 +120,8 @@ TYPESCRIPT = Language(
     (".ts", ".mts", ".cts"),
     interpreters=("ts-node", "deno", "bun"),
     based_on=("javascript",),
+    assigned_definitions=True,
+    identifiers=_DESTRUCTURED,
 )
 TSX = Language(
     "TSX",
@@ -120,6 +131,8 @@ TSX = Language(
     (".tsx",),
     based_on=("javascript",),
     query="typescript",
+    assigned_definitions=True,
+    identifiers=_DESTRUCTURED,
 )
 GO = Language("Go", "go", "tree_sitter_go", "language", (".go",))
 RUST = Language("Rust", "rust", "tree_sitter_rust", "language", (".rs",))

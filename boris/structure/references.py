@@ -1,7 +1,9 @@
 """Where a name is used as code in a parsed source: each occurrence of the name's text
 that is a whole name node of the syntax tree (so not in a comment or a string, which
 are nodes of their own), and not the name of a definition, with the definition it lies
-in. Syntax only: which definition a use refers to is not resolved.
+in. Syntax only: which definition a use refers to is not resolved. In a file that does
+not parse, what the parser could not read is left out: a string's words may stand there
+as names.
 """
 
 from __future__ import annotations
@@ -42,7 +44,12 @@ def definition_sites(name: str, text: bytes, language: Language) -> list[tuple[i
     spans = occurrences(name, text)
     if language.dotted_definitions:
         return spans
-    return [(start, end) for start, end in spans if not _after_member_access(text, start)]
+    return [
+        (start, end)
+        for start, end in spans
+        if not _after_member_access(text, start)
+        or (language.assigned_definitions and _assigned(text, end))
+    ]
 
 
 def _spans(search: SpanSearch, text: bytes) -> list[tuple[int, int]]:
@@ -97,6 +104,12 @@ def _after_member_access(text: bytes, start: int) -> bool:
     return (before.endswith(b".") and not before.endswith(b"..")) or before.endswith(b"->")
 
 
+def _assigned(text: bytes, end: int) -> bool:
+    """Whether ``=`` (not ``==`` or ``=>``) follows the name ending at ``end``."""
+    after = text[end : end + 64].lstrip(b" \t")
+    return after.startswith(b"=") and not after.startswith((b"==", b"=>"))
+
+
 def references(
     tree: tree_sitter.Tree,
     text: bytes,
@@ -110,6 +123,7 @@ def references(
         return []
     named = {(d.name_start, d.name_end) for d in definitions}
     root = tree.root_node
+    partial = root.has_error
     found: list[Reference] = []
     # Definitions in source order, parents first: a sweep keeps those that hold the
     # current position on a stack.
@@ -122,7 +136,7 @@ def references(
         node = root.descendant_for_byte_range(start, end)
         if node is None or node.start_byte != start or node.end_byte != end:
             continue
-        if not _is_name(node, language):
+        if not _is_name(node, language) or (partial and _unread(node)):
             continue
         while upcoming is not None and upcoming.start_byte <= start:
             while stack and stack[-1].end_byte <= upcoming.start_byte:
@@ -135,10 +149,36 @@ def references(
     return found
 
 
+def _own_name(node: tree_sitter.Node) -> bool:
+    parent = node.parent
+    return (
+        parent is not None
+        and parent.type in _OWN_NAMES
+        and parent.child_by_field_name("name") == node
+    )
+
+
+def _unread(node: tree_sitter.Node) -> bool:
+    """Whether ``node`` lies in what the parser could not read (an error node): there a
+    word of a string or a comment may stand as a name."""
+    parent = node.parent
+    while parent is not None:
+        if parent.is_error:
+            return True
+        parent = parent.parent
+    return False
+
+
+#: Nodes whose name field names what they are, never a use: a JavaScript function or
+#: class expression (``View.prototype.render = function render(…)``, its definition
+#: named by what it is assigned to), where the name is the expression's own.
+_OWN_NAMES = frozenset({"function_expression", "generator_function", "class"})
+
+
 def _is_name(node: tree_sitter.Node, language: Language) -> bool:
     kind = node.type
     if kind.endswith("identifier") or kind in language.identifiers:
-        return node.is_named
+        return node.is_named and not _own_name(node)
     if kind == "word" and language.word_parents:
         parent = node.parent
         return parent is not None and parent.type in language.word_parents

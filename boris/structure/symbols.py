@@ -17,6 +17,7 @@ cap with a line saying where to go on):
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass
 
@@ -107,10 +108,15 @@ def _query(request: Request) -> tuple[NameQuery, str]:
     return NameQuery(parts=parts, kind=kind), REFERENCES if request.references else DEFINITIONS
 
 
+#: A dot between the parts of a name: not one inside a computed member name
+#: (``Queue.[Symbol.iterator]``).
+_PART_DOT = re.compile(r"\.(?![^\[\]]*\])")
+
+
 def name_parts(name: str) -> tuple[str, ...]:
     """The parts of a name as given (``Outer.inner``, ``Outer::inner``); INVALID_INPUT
     for an empty part."""
-    parts = tuple(part.strip() for part in name.strip().replace("::", ".").split("."))
+    parts = tuple(part.strip() for part in _PART_DOT.split(name.strip().replace("::", ".")))
     if not all(parts):
         raise BorisError(
             Code.INVALID_INPUT, f'name: "{name}" has an empty part; give Name or Outer.inner'

@@ -309,6 +309,18 @@ def reference_lines(label: str, source: Source, name: str) -> Iterator[str]:
             column = len(line[: ref.byte - starts[ref.line - 1]].decode("utf-8", "replace")) + 1
             where = ref.enclosing.qualified if ref.enclosing is not None else "(top level)"
             yield f"{label}:{cell}{ref.line}:{column}  in {where}  {signature(lines, ref.line)}"
+        error = _error(tree)
+        if error is not None:
+            yield _read_in_part(label, part, error)
+
+
+def _read_in_part(label: str, part: Part, error: int) -> str:
+    """The note after the references of a file (a cell) that does not parse."""
+    where = f"cell {part.cell}, line {error}" if part.cell is not None else f"line {error}"
+    return (
+        f"[{label}: read in part, syntax errors from {where}: "
+        "uses in what could not be read are left out]"
+    )
 
 
 @dataclass(frozen=True)

@@ -133,6 +133,7 @@ FIXTURE_NAMES = [
     ("matrix.cpp", "Matrix"),
     ("Orders.cs", "Order"),
     ("app.js", "Hub"),
+    ("socket.js", "kListener"),
     ("service.ts", "Handler"),
     ("store.rb", "Entry"),
     ("users.php", "User"),

@@ -1,7 +1,18 @@
 ; Definitions in C. A declarator (@declarator) holds its name somewhere inside
 ; (a pointer, a function, parentheses): the code finds it.
 
-(function_definition declarator: (_) @declarator) @definition.function
+; A function's declarator declares a function (a name, then its parameters): where
+; a macro the parser does not know stands between them (void g() NOEXCEPT_MACRO {}),
+; the parser takes the macro for the name and the real declarator for an error; the
+; name is then the error's. A function defined inside a function's body is a misread
+; preprocessor branch or macro (boris.structure.definitions), never a definition.
+(function_definition
+  (ERROR (function_declarator) @declarator)
+  declarator: [(identifier) (field_identifier)]) @definition.function
+
+(function_definition
+  declarator: [(function_declarator) (pointer_declarator) (parenthesized_declarator)
+               (attributed_declarator)] @declarator) @definition.function
 
 (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
 

@@ -20,6 +20,15 @@
 
 (constructor_declaration name: (identifier) @name) @definition.method
 
-(destructor_declaration name: (identifier) @name) @definition.method
+(destructor_declaration "~" @prefix name: (identifier) @name) @definition.method
+
+; Operators, named as written after their keywords (@prefix): operator +,
+; implicit operator decimal.
+(operator_declaration "operator" @prefix operator: _ @name) @definition.method
+
+(conversion_operator_declaration
+  ["implicit" "explicit"] @prefix
+  "operator" @prefix
+  type: (_) @name) @definition.method
 
 (local_function_statement name: (identifier) @name) @definition.function

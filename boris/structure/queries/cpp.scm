@@ -9,7 +9,9 @@
   (struct_specifier name: (_) @name body: (_))) @definition.struct
 
 (template_declaration
-  (function_definition declarator: (_) @declarator)) @definition.function
+  (function_definition
+    declarator: [(function_declarator) (pointer_declarator) (reference_declarator)
+                 (parenthesized_declarator) (attributed_declarator)] @declarator)) @definition.function
 
 (template_declaration
   (alias_declaration name: (type_identifier) @name)) @definition.type
@@ -24,7 +26,28 @@
 
 (namespace_definition name: (_) @name) @definition.module
 
-(function_definition declarator: (_) @declarator) @definition.function
+; A function's declarator declares a function (a name, then its parameters): where
+; a macro the parser does not know stands between them (void g() NOEXCEPT_MACRO {}),
+; the parser takes the macro for the name and the real declarator (or a call's
+; look-alike, at the top of a file) for an error; the name is then the error's. A function defined inside a function's body is a misread
+; preprocessor branch or macro (boris.structure.definitions), never a definition.
+(function_definition
+  (ERROR (function_declarator) @declarator)
+  declarator: [(identifier) (field_identifier)]) @definition.function
+
+(function_definition
+  (ERROR (init_declarator declarator: (identifier) @name value: (argument_list)))
+  declarator: (identifier)) @definition.function
+
+(function_definition
+    declarator: [(function_declarator) (pointer_declarator) (reference_declarator)
+                 (parenthesized_declarator) (attributed_declarator)] @declarator) @definition.function
+
+; A pure virtual member function (virtual void f() = 0;): declared in its class,
+; defined in none.
+(field_declaration
+  declarator: (function_declarator) @declarator
+  default_value: (number_literal)) @definition.function
 
 (type_definition declarator: (_) @declarator) @definition.type
 

@@ -16,7 +16,10 @@
 
 (type_declaration (type_alias name: (type_identifier) @name) @definition.type)
 
-(interface_type (method_elem name: (field_identifier) @name) @definition.method)
+; The methods of a named interface type (an interface written in place, as in
+; x.(interface{ CloseWrite() error }), names no type its methods belong to).
+(type_spec
+  type: (interface_type (method_elem name: (field_identifier) @name) @definition.method))
 
 (source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
 

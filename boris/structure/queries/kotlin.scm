@@ -1,6 +1,7 @@
 ; Definitions in Kotlin. class_declaration is also an interface or an enum class,
-; told by a keyword; those patterns come first. A companion object is no definition
-; of its own: its functions are its class's methods.
+; told by a keyword; those patterns come first. A companion object is an object of
+; its class, named by its keyword (companion) when it has no name of its own: a
+; search by name finds what the source spells.
 
 (class_declaration "interface" name: (_) @name) @definition.interface
 
@@ -9,6 +10,20 @@
 (class_declaration name: (_) @name) @definition.class
 
 (object_declaration name: (_) @name) @definition.class
+
+(companion_object name: (_) @name) @definition.class
+
+(companion_object "companion" @name !name) @definition.class
+
+; An annotation class after an annotation of its own (@Retention(…) on the line
+; before), which the grammar reads as an expression: annotation class Required.
+(annotated_expression
+  (infix_expression
+    . (identifier) @_annotation
+    . (identifier) @_class
+    . (identifier) @name
+    (#eq? @_annotation "annotation")
+    (#eq? @_class "class"))) @definition.class
 
 (function_declaration name: (_) @name) @definition.function
 

@@ -11,6 +11,9 @@
 
 (type_item name: (type_identifier) @name) @definition.type
 
+; A trait's associated type (type Output;) and an impl's (type Output = T;).
+(associated_type name: (type_identifier) @name) @definition.type
+
 (mod_item name: (identifier) @name) @definition.module
 
 (function_item name: (identifier) @name) @definition.function

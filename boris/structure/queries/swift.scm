@@ -15,6 +15,12 @@
 
 (function_declaration name: (simple_identifier) @name) @definition.function
 
+; An operator function (static func ==, prefix func -): its name is the operator's
+; token; the grammar also calls the return type a name, which the predicate leaves out.
+(function_declaration
+  name: _ @name
+  (#match? @name "^[^A-Za-z0-9_]+$")) @definition.function
+
 (protocol_function_declaration name: (simple_identifier) @name) @definition.method
 
 (init_declaration "init" @name) @definition.method
