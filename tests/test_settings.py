@@ -199,7 +199,7 @@ def typed(value: object) -> tuple[type, object]:
 
 def test_the_table_has_a_row_for_every_setting() -> None:
     assert sorted(row.field for row in SETTINGS) == sorted(Settings.model_fields)
-    assert len({row.flag for row in SETTINGS}) == len({row.env for row in SETTINGS}) == 22
+    assert len({row.flag for row in SETTINGS}) == len({row.env for row in SETTINGS}) == 23
     for row in SETTINGS:
         # Otherwise the rows below could not tell where a value came from.
         assert row.env_parsed != row.default, row.field
@@ -303,7 +303,8 @@ HELP = (
     "[--background-task-timeout SECONDS] "
     "[--allow-dir [DIR ...]] [--deny-dir [PATTERN ...]] [--max-file-size SIZE] "
     "[--require-view-before-edit {auto,true,false}] [--disable-tools [TOOL ...]] "
-    "[--anthropic-compat [{true,false}]] [--log-level {debug,info,warn,error}] "
+    "[--anthropic-compat [{true,false}]] [--check-syntax {warn,refuse,off}] "
+    "[--log-level {debug,info,warn,error}] "
     "[--log-format {text,json}] "
     "An MCP server that gives any AI agent the tools of a coding agent. "
     "options: -h, --help show this help message and exit "
@@ -345,6 +346,8 @@ HELP = (
     "[env BORIS_DISABLE_TOOLS; default none] "
     "--anthropic-compat [{true,false}] serve one str_replace_editor instead of the file tools "
     "[env BORIS_ANTHROPIC_COMPAT; default false] "
+    "--check-syntax {warn,refuse,off} after each edit, report the syntax errors it brought "
+    "in, or refuse it [env BORIS_CHECK_SYNTAX; default warn] "
     "logging: --log-level {debug,info,warn,error} the least severe messages logged "
     "[env BORIS_LOG_LEVEL; default info] "
     "--log-format {text,json} json: one object per line; always on stderr "

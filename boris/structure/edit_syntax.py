@@ -5,7 +5,9 @@ An error is old when the old text had one of the same kind at the same line, shi
 by the lines the edit added or removed above it (an error on a line the edit changed
 may be on either side of the shift). Only the stretch around the change is parsed
 (boris.structure.syntax.window); the new text first, and the old one only when the
-new has errors there.
+new has errors there; when the edit did bring errors in, a file of up to
+``WHOLE_BELOW`` bytes is compared whole, so that the errors it already had elsewhere
+are counted (a larger file's count is of those in the stretch).
 
 :func:`check_syntax_off_loop` is the one place a check parses: it takes and gives
 plain data (a language's key, bytes, lists of strings and numbers), so that it can run
@@ -26,10 +28,12 @@ from boris.search.file_text import as_text
 from boris.structure import languages
 from boris.structure.languages import PYTHON, Language
 from boris.structure.notebook_cells import as_python
-from boris.structure.syntax import Problem, Window, errors, window
+from boris.structure.syntax import Lines, Problem, errors, window
 
 #: Files larger than this are not checked (a parse takes about half a second a MB).
 MAX_CHECKED = 2 * 1024**2
+#: Files up to this size are parsed whole once an edit turns out to bring in errors.
+WHOLE_BELOW = 256 * 1024
 #: The errors a reply lists.
 SHOWN = 10
 #: The bytes of a new file read to find its language by its ``#!`` line.
@@ -62,21 +66,29 @@ def _compare(language: Language, before: bytes | None, after: bytes) -> tuple[li
     if before is None:
         return errors(language, after), 0
     stretch = window(language, before, after)
-    new = errors(language, after[stretch.start : stretch.end], stretch.first_line)
+    new = errors(language, after[stretch.start : stretch.end])
     if not new:
         return [], 0
-    old = errors(language, before[stretch.start : stretch.old_end], stretch.first_line)
-    return _new_ones(new, old, stretch)
+    lines = stretch.lines(before, after)
+    old = errors(language, before[stretch.start : stretch.old_end], lines.first)
+    new = [error._replace(line=error.line + lines.first - 1) for error in new]
+    brought, kept = _new_ones(new, old, lines)
+    if brought and max(len(before), len(after)) <= WHOLE_BELOW:
+        # News to tell: in a file small enough, the errors of the whole file, so that
+        # those already there outside the stretch are counted too.
+        whole = lines._replace(first=1)
+        return _new_ones(errors(language, after), errors(language, before), whole)
+    return brought, kept
 
 
-def _new_ones(new: list[Problem], old: list[Problem], stretch: Window) -> tuple[list[Problem], int]:
-    shift = stretch.new_last - stretch.old_last
+def _new_ones(new: list[Problem], old: list[Problem], lines: Lines) -> tuple[list[Problem], int]:
+    shift = lines.new_last - lines.old_last
     left: Counter[tuple[int, str]] = Counter()
     for error in old:
         kind = _kind(error)
-        if error.line < stretch.changed:
+        if error.line < lines.changed:
             left[error.line, kind] += 1
-        elif error.line > stretch.old_last:
+        elif error.line > lines.old_last:
             left[error.line + shift, kind] += 1
         else:  # on a line the edit changed: before or after the shift
             left[error.line, kind] += 1

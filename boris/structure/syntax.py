@@ -5,7 +5,8 @@ token it put in to go on (a ``)`` or a ``;``). An error is reported at the first
 worth looking at: for an ``ERROR`` node that leaves a bracket open, that bracket (the
 node itself starts where the parser gave up, often the start of the statement around
 it); else where the node starts. One error per line: the parser's recovery often
-makes several nodes of one mistake. Lines and columns are 1-based, columns in
+makes several nodes of one mistake, and the errors inside an ``ERROR`` node are left
+to it. Lines and columns are 1-based, columns in
 characters of the line decoded as UTF-8 (an invalid byte is one character, a tab is
 one): what an editor's "go to line:column" takes.
 
@@ -22,7 +23,10 @@ Plain data in and out: the search workers may run it.
 
 from __future__ import annotations
 
+import ast
+import itertools
 import re
+import warnings
 from typing import TYPE_CHECKING, NamedTuple
 
 from boris.structure import grammars
@@ -45,10 +49,6 @@ _TOP_LEVEL = re.compile(rb"(?m)^(?![\s)\]}*#/])")
 #: The cuts of each language; None: parsed whole (PHP's code starts at ``<?php``: a
 #: stretch without it would read as HTML).
 _CUTS: dict[str, re.Pattern[bytes] | None] = {PYTHON.key: PYTHON.top_level_start, PHP.key: None}
-#: How far back a cut is looked for at once, doubled each time none is found.
-_LOOK_BACK = 1 << 16
-#: What a cut's pattern may look at after a line's start.
-_LOOK_AHEAD = 64
 #: Bytes compared at once when looking for where two sources start to differ.
 _BLOCK = 1 << 12
 
@@ -72,7 +72,59 @@ class Problem(NamedTuple):
 
 def errors(language: Language, source: bytes, first_line: int = 1) -> list[Problem]:
     """The syntax errors of ``source`` (UTF-8 bytes, no byte order mark), at most
-    ``MAX_ERRORS``, in order; its first line is numbered ``first_line``."""
+    ``MAX_ERRORS``, in order; its first line is numbered ``first_line``.
+
+    Python's own parser decides whether a Python source has errors: tree-sitter's
+    grammar reads some code Python refuses (an unterminated string at a line's end, a
+    starred expression alone in parentheses, ``x:`` without an annotation) and refuses
+    a little Python reads. tree-sitter then says where, and what, unless it found
+    nothing: then Python's first error is the one."""
+    if language.key == PYTHON.key:
+        refusal = _python_refusal(source)
+        if refusal is None:
+            return []
+        found = _tree_errors(language, source, first_line)
+        if found or refusal is True:
+            return found
+        line, column = refusal
+        at = _offset(source, line, column)
+        shown = _first_line(source[at:])
+        problem = _placed(source, at, line + first_line - 1, "unexpected", "")
+        return [problem._replace(what=f"unexpected {shown or 'end of line'}")]
+    return _tree_errors(language, source, first_line)
+
+
+def _python_refusal(source: bytes) -> tuple[int, int] | bool | None:
+    """Where Python's parser refuses ``source`` (line, column, 1-based), True if it
+    cannot tell where, None if it reads it."""
+    text = source.decode("utf-8", "replace")
+    try:
+        with warnings.catch_warnings():  # invalid escapes: a warning, not an error
+            warnings.simplefilter("ignore")
+            ast.parse(text)
+    except SyntaxError as exc:
+        if not exc.lineno:
+            return True
+        return exc.lineno, max(exc.offset or 1, 1)
+    except (ValueError, RecursionError, MemoryError):
+        return True  # tree-sitter's word, then
+    return None
+
+
+def _offset(source: bytes, line: int, column: int) -> int:
+    """The byte offset of a 1-based line and character column of ``source``."""
+    start = 0
+    for _ in range(line - 1):
+        found = source.find(b"\n", start)
+        if found < 0:
+            return len(source)
+        start = found + 1
+    end = source.find(b"\n", start)
+    text = source[start : len(source) if end < 0 else end].decode("utf-8", "replace")
+    return start + len(text[: column - 1].encode("utf-8", "replace"))
+
+
+def _tree_errors(language: Language, source: bytes, first_line: int) -> list[Problem]:
     tree = grammars.parse(language, source)
     root = tree.root_node
     if not root.has_error:
@@ -95,6 +147,9 @@ def errors(language: Language, source: bytes, first_line: int = 1) -> list[Probl
             if row not in lines:
                 lines.add(row)
                 found.append(_placed(source, place.start_byte, row + first_line, kind, what))
+            # What the parser could not place holds the errors its recovery made of the
+            # same mistake: the node speaks for them.
+            continue
         # Children last first, so that they come off the stack in order.
         stack.extend(child for child in reversed(node.children) if child.has_error)
     found.sort(key=lambda error: (error.line, error.column))
@@ -116,7 +171,7 @@ def _focus(node: Node) -> Node:
             open_.pop()
     if open_:
         return open_[-1]
-    for before, child in zip(children, children[1:]):
+    for before, child in itertools.pairwise(children):
         if child.start_point[0] > before.end_point[0] and not _ends_a_line(before):
             return child
     return node
@@ -156,14 +211,31 @@ def _placed(source: bytes, at: int, line: int, kind: str, what: str) -> Problem:
 
 class Window(NamedTuple):
     """The stretch of a source around an edit: ``[start, end)`` in the new text, the
-    same stretch ``[start, old_end)`` in the old, the line ``start`` is on, and the lines
-    of the change: from ``changed`` (1-based, in both texts) through ``old_last`` in the
-    old text and ``new_last`` in the new."""
+    same stretch ``[start, old_end)`` in the old; the texts are alike up to ``prefix``
+    and in their last ``suffix`` bytes."""
 
     start: int
     end: int
     old_end: int
-    first_line: int
+    prefix: int
+    suffix: int
+
+    def lines(self, before: bytes, after: bytes) -> Lines:
+        """Where the stretch and the change are in lines (counted only when needed)."""
+        changed = before.count(b"\n", 0, self.prefix) + 1
+        return Lines(
+            first=changed - before.count(b"\n", self.start, self.prefix),
+            changed=changed,
+            old_last=changed + before.count(b"\n", self.prefix, len(before) - self.suffix),
+            new_last=changed + after.count(b"\n", self.prefix, len(after) - self.suffix),
+        )
+
+
+class Lines(NamedTuple):
+    """The line a stretch starts on, and the change's lines: from ``changed`` (in both
+    texts) through ``old_last`` in the old text and ``new_last`` in the new."""
+
+    first: int
     changed: int
     old_last: int
     new_last: int
@@ -174,41 +246,30 @@ def window(language: Language, before: bytes, after: bytes) -> Window:
     statements (the whole text where the language has no cuts)."""
     prefix = _common_prefix(before, after)
     suffix = _common_suffix(before, after, prefix)
-    changed = before.count(b"\n", 0, prefix) + 1
-    old_last = changed + before.count(b"\n", prefix, len(before) - suffix)
-    new_last = changed + after.count(b"\n", prefix, len(after) - suffix)
     cut = _CUTS.get(language.key, _TOP_LEVEL)
     if cut is None:
-        return Window(0, len(after), len(before), 1, changed, old_last, new_last)
-    start = _cut_before(cut, after, prefix)
-    edit_end = len(after) - suffix
-    line_end = after.find(b"\n", edit_end)
+        return Window(0, len(after), len(before), prefix, suffix)
+    start = _cut_before(cut, before, after, prefix)
+    line_end = after.find(b"\n", len(after) - suffix)
     end = len(after)
     if line_end >= 0:
         found = cut.search(after, line_end + 1)
         if found is not None and found.start() < len(after):
             end = found.start()
-    tail = len(after) - end
-    first_line = after.count(b"\n", 0, start) + 1
-    return Window(start, end, len(before) - tail, first_line, changed, old_last, new_last)
+    return Window(start, end, len(before) - (len(after) - end), prefix, suffix)
 
 
-def _cut_before(cut: re.Pattern[bytes], text: bytes, at: int) -> int:
-    """The start of the last line at or before ``at`` where ``cut`` matches, else 0."""
-    line_start = text.rfind(b"\n", 0, at) + 1
-    reach = _LOOK_BACK
-    while True:
-        begin = max(0, line_start - reach)
-        last = None
-        # A little past the line's start: the pattern looks at the line's first word.
-        for found in cut.finditer(text, begin, line_start + _LOOK_AHEAD):
-            if found.start() <= line_start:
-                last = found.start()
-        if last is not None:
-            return last
-        if begin == 0:
-            return 0
-        reach *= 2
+def _cut_before(cut: re.Pattern[bytes], before: bytes, after: bytes, at: int) -> int:
+    """The start of the last line at or before ``at`` where ``cut`` matches in both
+    texts (the edit may have made or unmade a statement's start at its first line),
+    else 0: looked for a line at a time, back from ``at`` (a definition is seldom
+    long)."""
+    line_start = after.rfind(b"\n", 0, at) + 1
+    while line_start > 0 and (
+        cut.match(after, line_start) is None or cut.match(before, line_start) is None
+    ):
+        line_start = after.rfind(b"\n", 0, line_start - 1) + 1
+    return line_start
 
 
 def _common_prefix(a: bytes, b: bytes) -> int:
