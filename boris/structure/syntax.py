@@ -84,7 +84,7 @@ def errors(language: Language, source: bytes, first_line: int = 1) -> list[Probl
         if refusal is None:
             return []
         found = _tree_errors(language, source, first_line)
-        if found or refusal is True:
+        if found or refusal == _NOWHERE:
             return found
         line, column = refusal
         at = _offset(source, line, column)
@@ -94,9 +94,13 @@ def errors(language: Language, source: bytes, first_line: int = 1) -> list[Probl
     return _tree_errors(language, source, first_line)
 
 
-def _python_refusal(source: bytes) -> tuple[int, int] | bool | None:
-    """Where Python's parser refuses ``source`` (line, column, 1-based), True if it
-    cannot tell where, None if it reads it."""
+#: Where Python's parser refuses a source it cannot tell where it refuses.
+_NOWHERE = (0, 0)
+
+
+def _python_refusal(source: bytes) -> tuple[int, int] | None:
+    """Where Python's parser refuses ``source`` (line, column, 1-based; ``_NOWHERE``),
+    None if it reads it."""
     text = source.decode("utf-8", "replace")
     try:
         with warnings.catch_warnings():  # invalid escapes: a warning, not an error
@@ -104,10 +108,10 @@ def _python_refusal(source: bytes) -> tuple[int, int] | bool | None:
             ast.parse(text)
     except SyntaxError as exc:
         if not exc.lineno:
-            return True
+            return _NOWHERE
         return exc.lineno, max(exc.offset or 1, 1)
     except (ValueError, RecursionError, MemoryError):
-        return True  # tree-sitter's word, then
+        return _NOWHERE  # tree-sitter's word, then
     return None
 
 
