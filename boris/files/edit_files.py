@@ -198,7 +198,8 @@ def _old_content(access: FileAccess, place: Place) -> bytes | None:
 def written_stat(place: Place) -> os.stat_result | None:
     """The stat of the file just written at ``place``: what the caller now saw of it."""
     try:
-        return place.lstat()
+        # A new file's place may still name the directories it made as missing.
+        return place.lstat() or os.lstat(place.path)
     except OSError:
         return None
 

@@ -259,3 +259,11 @@ async def test_no_view_rule_no_fresh_look(case: Path) -> None:
         await view(client, path)
         path.write_text("changed\n")
         assert ok_text(await call(client, "create_file", path=str(path), content="mine\n"))
+
+
+async def test_a_new_file_in_new_directories_is_seen_too(client: Client[Any], case: Path) -> None:
+    path = case / "new" / "dirs" / "f.txt"
+    assert ok_text(await call(client, "create_file", path=str(path), content="one\n"))
+    path.write_text("changed behind\n")
+    result = await call(client, "create_file", path=str(path), content="two\n")
+    assert error_text(result) == changed_message(path, 4)
