@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from boris.structure.edit_syntax import check_syntax_off_loop
+from boris.structure.edit_syntax import MAX_STRETCH, check_syntax_off_loop, syntax_check
 from boris.structure.languages import LANGUAGES
 
 #: For each language: a valid source, the text an edit replaces, its broken
@@ -266,3 +266,26 @@ def test_python_warns_exactly_when_ast_breaks(source: str, data: st.DataObject) 
         broken = True
     result = check_syntax_off_loop("python", source.encode(), edited.encode())
     assert (result["count"] != 0) == broken, (source, edited, result)
+
+
+def test_a_minified_bundle_is_checked_up_to_a_bound() -> None:
+    """A bundle is one line: the stretch around an edit is the whole line. Up to
+    MAX_STRETCH it is checked; beyond, an edit is not (its parse would cost more than
+    the edit)."""
+    small = b"var a=1;" + b"function f(x){return x+1};" * 1000 + b"\n"
+    broken = small.replace(b"return x+1}", b"return (x+1}", 1)
+    assert check_syntax_off_loop("javascript", small, broken)["count"] == 1
+    large = small[:-1] * (MAX_STRETCH // len(small) + 1) + b"\n"
+    broken = large.replace(b"return x+1}", b"return (x+1}", 1)
+    assert check_syntax_off_loop("javascript", large, broken)["count"] == 0
+
+
+def test_a_parser_that_fails_leaves_the_edit_and_says_so() -> None:
+    """The parse may run in a worker that dies (memory, a crash): its result says so."""
+    check = syntax_check("warn", run=lambda language, before, after: {"failed": "MemoryError"})
+    assert check is not None
+    note = check("/src/a.py", lambda: b"x = 1\n", b"x = (\n", "file")
+    assert note == "\n\nSyntax check (Python): skipped, the parser failed on this file"
+    refuse = syntax_check("refuse", run=lambda language, before, after: {"failed": "crash"})
+    assert refuse is not None
+    assert refuse("/src/a.py", lambda: None, b"x = (\n", "file").endswith("failed on this file")
