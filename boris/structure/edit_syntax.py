@@ -5,9 +5,9 @@ An error is old when the old text had one of the same kind at the same line, shi
 by the lines the edit added or removed above it (an error on a line the edit changed
 may be on either side of the shift). Only the stretch around the change is parsed
 (boris.structure.syntax.window); the new text first, and the old one only when the
-new has errors there; when the edit did bring errors in, a file of up to
-``WHOLE_BELOW`` bytes is compared whole, so that the errors it already had elsewhere
-are counted (a larger file's count is of those in the stretch).
+new has errors there; when the edit did bring errors in, the errors a file of up to
+``WHOLE_BELOW`` bytes already had are counted in the whole file (a larger file's
+count is of those in the stretch).
 
 :func:`check_syntax_off_loop` is the one place a check parses: it takes and gives
 plain data (a language's key, bytes, lists of strings and numbers), so that it can run
@@ -79,10 +79,11 @@ def _compare(language: Language, before: bytes | None, after: bytes) -> tuple[li
     new = [error._replace(line=error.line + lines.first - 1) for error in new]
     brought, kept = _new_ones(new, old, lines)
     if brought and max(len(before), len(after)) <= WHOLE_BELOW:
-        # News to tell: in a file small enough, the errors of the whole file, so that
-        # those already there outside the stretch are counted too.
+        # News to tell: in a file small enough, the errors it had and still has are
+        # counted in the whole file, outside the stretch too. (The news are the
+        # stretch's: Python's parser tells a file's first error only.)
         whole = lines._replace(first=1)
-        return _new_ones(errors(language, after), errors(language, before), whole)
+        kept = _new_ones(errors(language, after), errors(language, before), whole)[1]
     return brought, kept
 
 

@@ -18,12 +18,14 @@ is not at a real statement's start, the stretch reads with errors that the text
 before the edit has too, at the same place, and the comparison of the two
 (boris.structure.edit_syntax) leaves them out.
 
-Plain data in and out: the search workers may run it.
+Plain data in and out: the search workers may run it. (Python sources are read by
+Python's own parser: see :func:`errors`.)
 """
 
 from __future__ import annotations
 
 import ast
+import codecs
 import itertools
 import re
 import warnings
@@ -74,23 +76,23 @@ def errors(language: Language, source: bytes, first_line: int = 1) -> list[Probl
     """The syntax errors of ``source`` (UTF-8 bytes, no byte order mark), at most
     ``MAX_ERRORS``, in order; its first line is numbered ``first_line``.
 
-    Python's own parser decides whether a Python source has errors: tree-sitter's
-    grammar reads some code Python refuses (an unterminated string at a line's end, a
-    starred expression alone in parentheses, ``x:`` without an annotation) and refuses
-    a little Python reads. tree-sitter then says where, and what, unless it found
-    nothing: then Python's first error is the one."""
+    A Python source is read by Python's own parser, which tells its first error, where
+    Python places it: tree-sitter's grammar reads some code Python refuses (an
+    unterminated string at a line's end, a starred expression alone in parentheses,
+    ``x:`` without an annotation, an indentation Python does not take) and refuses a
+    little Python reads, and its errors would tell of one mistake several times.
+    tree-sitter's word counts only where Python's parser cannot say where (a NUL)."""
     if language.key == PYTHON.key:
         refusal = _python_refusal(source)
         if refusal is None:
             return []
-        found = _tree_errors(language, source, first_line)
-        if found or refusal == _NOWHERE:
-            return found
+        if refusal == _NOWHERE:
+            return _tree_errors(language, source, first_line)
         line, column = refusal
         at = _offset(source, line, column)
         shown = _first_line(source[at:])
-        problem = _placed(source, at, line + first_line - 1, "unexpected", "")
-        return [problem._replace(what=f"unexpected {shown or 'end of line'}")]
+        what = f"unexpected {shown or 'end of line'}"
+        return [_placed(source, at, line + first_line - 1, "unexpected", what)]
     return _tree_errors(language, source, first_line)
 
 
@@ -123,9 +125,14 @@ def _offset(source: bytes, line: int, column: int) -> int:
         if found < 0:
             return len(source)
         start = found + 1
-    end = source.find(b"\n", start)
-    text = source[start : len(source) if end < 0 else end].decode("utf-8", "replace")
-    return start + len(text[: column - 1].encode("utf-8", "replace"))
+    # A byte at a time, as the decoding Python's parser was given counts characters (a
+    # byte that is not UTF-8 is one, or a cut sequence of them).
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    at, chars = start, 0
+    while chars < column - 1 and at < len(source) and source[at] != 10:  # "\n"
+        chars += len(decoder.decode(source[at : at + 1]))
+        at += 1
+    return at
 
 
 def _tree_errors(language: Language, source: bytes, first_line: int) -> list[Problem]:

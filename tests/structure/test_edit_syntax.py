@@ -142,25 +142,34 @@ def test_an_already_broken_file_kept_broken_brings_nothing(key: str) -> None:
 
 
 def test_errors_already_there_are_counted_not_listed() -> None:
-    before = b"a = 1 2\n\ndef f():\n    return 1\n"
-    after = b"a = 1 2\n\ndef f():\n    return [1\n"
-    result = check_syntax_off_loop("python", before, after)
+    before = b"int a = 1\n\nint f() {\n  return 1;\n}\n"
+    after = b"int a = 1\n\nint f() {\n  return (1;\n}\n"
+    result = check_syntax_off_loop("c", before, after)
     assert result["count"] == 1
     assert result["already"] == 1
 
 
 def test_a_new_file_reports_every_error() -> None:
-    result = check_syntax_off_loop("python", None, b"x = 1 2\ny = 3 4\n")
+    result = check_syntax_off_loop("c", None, b"int x = 1\nint y = 2;\nint z = (3;\n")
     assert result == {
-        "brought": [[1, 5, "unexpected 1", "x = 1 2"], [2, 5, "unexpected 3", "y = 3 4"]],
+        "brought": [[1, 10, "missing ;", "int x = 1"], [3, 11, "missing )", "int z = (3;"]],
         "count": 2,
         "already": 0,
     }
 
 
+def test_python_tells_its_first_error_where_python_does() -> None:
+    source = b"if x\n    y = 1\nz = (1 2\n"
+    assert check_syntax_off_loop("python", None, source) == {
+        "brought": [[1, 5, "unexpected end of line", "if x"]],
+        "count": 1,
+        "already": 0,
+    }
+
+
 def test_at_most_ten_are_listed() -> None:
-    source = b"".join(b"def f%d(:\n    pass\n" % n for n in range(15))
-    result = check_syntax_off_loop("python", None, source)
+    source = b"".join(b"int f%d() { return 1 }\n" % n for n in range(15))
+    result = check_syntax_off_loop("c", None, source)
     assert result["count"] == 15
     assert isinstance(result["brought"], list)
     assert len(result["brought"]) == 10

@@ -71,7 +71,7 @@ async def test_create_multi_edit_and_the_errors_already_there(
     path = case / "m.py"
     created = await call(client, "create_file", path=str(path), content="x = 1 2\n" + GOOD)
     assert ok_text(created).endswith(
-        "this edit brought in 1 syntax error(s):\n  1:5  unexpected 1: x = 1 2"
+        "this edit brought in 1 syntax error(s):\n  1:7  unexpected 2: x = 1 2"
     )
     edits = [{"old_str": "return w", "new_str": "return [w"}]
     result = await call(client, "multi_edit", path=str(path), edits=edits)
