@@ -5,7 +5,9 @@ Spawns two Borises over STDIO (one per mode) and speaks raw JSON-RPC on the pipe
 servers take turns, each call timed from request to reply: the file is written afresh
 and viewed, then one line in its middle is changed (a valid edit: the check parses,
 finds nothing to say). A third figure, a broken edit under warn, shows the price of
-the path that has something to say. Prints the median of --runs calls per case.
+the path that has something to say. Prints the median of --runs calls per case, and
+the check's own time (boris.structure.edit_syntax.check_syntax_off_loop on the same
+texts, in this process): on a loaded machine the calls' times move by more than it.
 
 Usage: python bench/edit_syntax.py [--runs N]
 """
@@ -23,6 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from procs import exit_cleanly_on_sigterm, load_average
 from rawrpc import RawServer, boris_command
+
+from boris.structure.edit_syntax import check_syntax_off_loop
 
 
 def python_file(size: int) -> bytes:
@@ -80,10 +84,19 @@ def main() -> None:
                     )
                 medians = {mode: statistics.median(values) * 1000 for mode, values in times.items()}
                 extra = (medians["warn"] / medians["off"] - 1) * 100
+                edited = data.replace(old.encode(), new.encode())
+                own = []
+                for _ in range(options.runs):
+                    start = time.perf_counter()
+                    check_syntax_off_loop("python", data, edited)
+                    own.append(time.perf_counter() - start)
+                check = statistics.median(own) * 1000
                 print(
                     f"{len(data):>9,} bytes: str_replace median of {options.runs}: "
                     f"off {medians['off']:.2f} ms, warn {medians['warn']:.2f} ms ({extra:+.1f}%), "
-                    f"warn with an error brought in {medians['warn, broken']:.2f} ms"
+                    f"warn with an error brought in {medians['warn, broken']:.2f} ms; "
+                    f"the check itself {check:.3f} ms ({check / medians['off'] * 100:.1f}% of "
+                    "the edit off)"
                 )
     print(f"after: {load_average()}")
 
