@@ -298,3 +298,20 @@ def test_a_parser_that_fails_leaves_the_edit_and_says_so() -> None:
     refuse = syntax_check("refuse", run=lambda language, before, after: {"failed": "crash"})
     assert refuse is not None
     assert refuse("/src/a.py", lambda: None, b"x = (\n", "file").endswith("failed on this file")
+
+
+@pytest.mark.parametrize(
+    ("before", "where"),
+    [
+        # A BOM, a byte that is not UTF-8, CRLF line ends and a tab (tree-sitter's path).
+        (b'\xef\xbb\xbflet s = "\xe9";\r\n\tlet x = 1;\r\n', (2, 8, "\tlet x = ;")),
+        (b'let s = "\xc3\xa9"; let x = 1;\n', (1, 20, 'let s = "\xe9"; let x = ;')),
+    ],
+)
+def test_columns_count_characters_in_other_languages(
+    before: bytes, where: tuple[int, int, str]
+) -> None:
+    line, column, text = where
+    after = before.replace(b"= 1;", b"= ;")
+    result = check_syntax_off_loop("javascript", before, after)
+    assert result["brought"] == [[line, column, "unexpected =", text]]
