@@ -53,11 +53,11 @@ def check_syntax_off_loop(language: str, before: bytes | None, after: bytes) -> 
     """The syntax errors ``after`` has that ``before`` (None: a new file) did not, in
     the language whose key is ``language``; both as the file holds them (a byte order
     mark, UTF-16). Plain data in and out."""
-    grammar = _BY_KEY[language]
+    read_as = _BY_KEY[language]
     try:
         new_text = as_text(after)
         old_text = None if before is None else as_text(before)
-        brought, already = _compare(grammar, old_text, new_text)
+        brought, already = _compare(read_as, old_text, new_text)
     except Exception as exc:  # the parser's failure must not fail the edit: it is written
         return {"failed": f"{type(exc).__name__}: {exc}"}
     shown = [[e.line, e.column, e.what, e.text] for e in brought[:SHOWN]]
