@@ -11,7 +11,9 @@ tool takes its caller's session as ``session: Session = Depends(current_session)
 
 from __future__ import annotations
 
+import functools
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -20,7 +22,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import anyio
 
-from boris.files.access import FileAccess
+from boris.files.access import FileAccess, Identity, SyntaxCheck, identity
 from boris.files.scope import PathScope
 from boris.prctl import is_subreaper
 from boris.seams.sdk import on_connection_close
@@ -29,6 +31,7 @@ from boris.shell.command import Shell
 from boris.shell.environment import child_environment, for_commands
 from boris.shell.processes import KILL_GRACE, Descendants
 from boris.shell.tasks import Endable, TaskTable
+from boris.structure.edit_syntax import syntax_check
 
 if TYPE_CHECKING:
     from fastmcp import Context
@@ -58,6 +61,15 @@ class Runtime:
     shell: str
     env: Mapping[str, str] = field(default_factory=command_environment)
 
+    @property
+    def syntax(self) -> SyntaxCheck | None:
+        """The edits' syntax check under --check-syntax."""
+        return _syntax_checks(self.settings.check_syntax)
+
+
+#: The syntax check of each --check-syntax mode, made once.
+_syntax_checks = functools.cache(syntax_check)
+
 
 @dataclass(eq=False)
 class Session:
@@ -67,7 +79,9 @@ class Session:
     tasks: TaskTable = field(default_factory=TaskTable)
     # Sync tools run in worker threads, so shared state is guarded by a real lock.
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    _viewed: set[str] = field(default_factory=set, repr=False)
+    #: The files viewed or written, with what was seen of each (None: nothing to see,
+    #: as for a deleted file).
+    _viewed: dict[str, Identity | None] = field(default_factory=dict, repr=False)
     _threads: anyio.CapacityLimiter = field(
         default_factory=lambda: anyio.CapacityLimiter(SESSION_THREADS), repr=False
     )
@@ -118,13 +132,19 @@ class Session:
         """Resolve a tool's ``path`` against this session's cwd and check its scope."""
         return self.scope.resolve(path, self.cwd)
 
-    def mark_viewed(self, resolved_path: str) -> None:
+    def mark_viewed(self, resolved_path: str, info: os.stat_result | None = None) -> None:
+        seen = None if info is None else identity(info)
         with self._lock:
-            self._viewed.add(resolved_path)
+            self._viewed[resolved_path] = seen
 
     def has_viewed(self, resolved_path: str) -> bool:
         with self._lock:
             return resolved_path in self._viewed
+
+    def seen(self, resolved_path: str) -> Identity | None:
+        """What this session last saw of a file it viewed or wrote."""
+        with self._lock:
+            return self._viewed.get(resolved_path)
 
     @property
     def files(self) -> FileAccess:
@@ -137,6 +157,8 @@ class Session:
             view_first=settings.require_view_before_edit,
             viewed=self.has_viewed,
             mark_viewed=self.mark_viewed,
+            seen=self.seen,
+            syntax=self.runtime.syntax,
         )
 
     @property

@@ -125,6 +125,10 @@ class Settings(BaseSettings):
     anthropic_compat: Annotated[
         bool, Field(description="serve one str_replace_editor instead of the file tools")
     ] = False
+    check_syntax: Annotated[
+        Literal["warn", "refuse", "off"],
+        Field(description="after each edit, report the syntax errors it brought in, or refuse it"),
+    ] = "warn"
     log_level: Annotated[
         Literal["debug", "info", "warn", "error"],
         Field(description="the least severe messages logged"),
@@ -133,7 +137,7 @@ class Settings(BaseSettings):
         Literal["text", "json"], Field(description="json: one object per line; always on stderr")
     ] = "text"
 
-    @field_validator("transport", "log_level", "log_format", mode="before")
+    @field_validator("transport", "log_level", "log_format", "check_syntax", mode="before")
     @classmethod
     def _lowercase(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
@@ -285,6 +289,7 @@ _HELP_GROUPS: dict[str, dict[str, str]] = {
         "require_view_before_edit": "{auto,true,false}",
         "disable_tools": "TOOL",
         "anthropic_compat": "{true,false}",
+        "check_syntax": "{warn,refuse,off}",
     },
     "logging": {
         "log_level": "{debug,info,warn,error}",

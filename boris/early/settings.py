@@ -50,6 +50,7 @@ class EarlySettings(NamedTuple):
     max_file_size: int
     require_view_before_edit: bool
     anthropic_compat: bool
+    check_syntax: str
     disable_tools: list[str]
     log_level: str
     log_format: str
@@ -246,6 +247,7 @@ _READERS: dict[str, Reader] = {
     "max_file_size": _size,
     "require_view_before_edit": _view,
     "anthropic_compat": _switch,
+    "check_syntax": _choice,
     "disable_tools": _tool_names,
     "log_level": _choice,
     "log_format": _choice,

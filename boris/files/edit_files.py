@@ -5,7 +5,9 @@ between a read and an atomic write (boris.files.writing). Just before the write 
 file must be as it was read; if another writer changed it meanwhile, the edit is
 redone once on the new content, then given up with ``IO_ERROR``. Edits of one file
 are serialised within the server, and a file the caller edited or created counts as
-viewed afterwards.
+viewed afterwards (what it is after the write is what the caller saw). The new text
+goes through the caller's syntax check just before it is written: its lines are added
+to the reply, or it refuses the write.
 """
 
 from __future__ import annotations
@@ -66,11 +68,11 @@ def replace(access: FileAccess, path: str, old_str: str, new_str: str, replace_a
             applied.append(edit)
             return applied[-1].data
 
-        edit_file(access, place, "str_replace", apply)
+        note = edit_file(access, place, "str_replace", apply)
     edit = applied[-1]
     if replace_all:
-        return f"Replaced {edit.count} occurrences in {place.path}"
-    return f"Replaced in {place.path}\n\n" + edit_snippet(edit.data, edit.begin, edit.end)
+        return f"Replaced {edit.count} occurrences in {place.path}{note}"
+    return f"Replaced in {place.path}\n\n" + edit_snippet(edit.data, edit.begin, edit.end) + note
 
 
 def multi_replace(
@@ -101,12 +103,12 @@ def multi_replace(
             applied.append(done)
             return done[0]
 
-        edit_file(access, place, "multi_edit", apply)
+        note = edit_file(access, place, "multi_edit", apply)
     data, regions = applied[-1]
     head = f"Applied {total} edits to {place.path}"
     if regions is None:
         limit = edit_bytes.MAX_REGIONS
-        return f"{head}\n\n(more than {limit} places changed: view the file to see them)"
+        return f"{head}\n\n(more than {limit} places changed: view the file to see them){note}"
     shown: list[str] = []
     size = len(head)
     snippets = EditSnippets(data, regions)
@@ -117,7 +119,7 @@ def multi_replace(
             shown.append(f"[{rest} more edited regions not shown: view the file to see them]\n")
             break
         shown.append(snippet)
-    return head + "\n\n" + "\n".join(shown)
+    return head + "\n\n" + "\n".join(shown) + note
 
 
 def insert(
@@ -134,9 +136,9 @@ def insert(
             applied.append(edit_bytes.insert(data, insert_line, text, place.path, name))
             return applied[-1].data
 
-        edit_file(access, place, "insert", apply)
+        note = edit_file(access, place, "insert", apply)
     edit = applied[-1]
-    return f"Inserted in {place.path}\n\n" + edit_snippet(edit.data, edit.begin, edit.end)
+    return f"Inserted in {place.path}\n\n" + edit_snippet(edit.data, edit.begin, edit.end) + note
 
 
 def create(access: FileAccess, path: str, content: str) -> str:
@@ -149,19 +151,25 @@ def create(access: FileAccess, path: str, content: str) -> str:
             "create_file writes files only",
         )
     with locate(access.resolve, path) as place, editing(place.path):
-        redo_once_if_changed(place, lambda: _write(access, place, data))
-    access.mark_viewed(place.path)
-    return f"Created {place.path} ({len(data)} bytes)"
+        note = redo_once_if_changed(place, lambda: _write(access, place, data))
+        access.mark_viewed(place.path, written_stat(place))
+    return f"Created {place.path} ({len(data)} bytes){note}"
 
 
-def _write(access: FileAccess, place: Place, data: bytes) -> None:
+def _write(access: FileAccess, place: Place, data: bytes) -> str:
+    """Write ``data`` at ``place``; what the syntax check adds to the reply."""
     info = entry_stat(place)
     if info is not None:
         problem = not_a_file(place, info, "create_file")
         if problem is not None:
             raise problem
         access.require_viewed(place.path, "overwriting")
+        # Its content is not looked at: the file must be as the caller last saw it.
+        access.require_fresh(place.path, info)
     access.check_size(len(data), "content is")
+    note = access.check_syntax(
+        place.path, lambda: None if info is None else _old_content(access, place), data
+    )
     try:
         if info is None:
             write_new(place, data, NEW_FILE_MODE)
@@ -169,32 +177,71 @@ def _write(access: FileAccess, place: Place, data: bytes) -> None:
             replace_existing(place, info, data)
     except OSError as exc:
         raise write_failure(place.path, exc, existed=info is not None) from None
+    return note
+
+
+def _old_content(access: FileAccess, place: Place) -> bytes | None:
+    """The content of the file create_file is about to replace, for the syntax check
+    (None if it cannot be read: the check then takes the file as new)."""
+    try:
+        fd, _ = open_existing(place, "create_file")
+    except BorisError:
+        return None
+    try:
+        return read_up_to(fd, access.max_size + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def written_stat(place: Place) -> os.stat_result | None:
+    """The stat of the file just written at ``place``: what the caller now saw of it."""
+    try:
+        # A new file's place may still name the directories it made as missing.
+        return place.lstat() or os.lstat(place.path)
+    except OSError:
+        return None
 
 
 # --- the cycle ---------------------------------------------------------------------
 
 
-def edit_file(access: FileAccess, place: Place, tool: str, edit: Callable[[bytes], bytes]) -> bytes:
+def edit_file(
+    access: FileAccess,
+    place: Place,
+    tool: str,
+    edit: Callable[[bytes], bytes],
+    *,
+    blind: bool = False,
+    check: bool = True,
+) -> str:
     """Read the file at ``place``, apply ``edit`` to its bytes, write the result back.
 
-    After the existence, view and size checks. If another writer changed the file
-    between the read and the write, the edit is redone once on the new content (so
-    ``edit`` must depend on nothing but its argument). Returns the bytes written.
+    After the existence, view and size checks, and, for an edit ``blind`` to the text
+    it replaces (a notebook's cell by number), the check that the file is as the caller
+    last saw it. If another writer changed the file between the read and the write,
+    the edit is redone once on the new content (so ``edit`` must depend on nothing but
+    its argument). The new bytes go through the syntax check unless ``check`` is off
+    (a notebook's edit checks its cell). Returns what the check adds to the reply.
     """
 
-    def attempt() -> bytes:
+    def attempt() -> str:
         data, info = read_for_edit(access, place, tool)
+        if blind:
+            access.require_fresh(place.path, info)
         edited = edit(data)
         access.check_size(len(edited), "the edited file would be")
+        note = access.check_syntax(place.path, lambda: data, edited) if check else ""
         try:
             replace_existing(place, info, edited)
         except OSError as exc:
             raise write_failure(place.path, exc, existed=True) from None
-        return edited
+        return note
 
-    written = redo_once_if_changed(place, attempt)
-    access.mark_viewed(place.path)
-    return written
+    note = redo_once_if_changed(place, attempt)
+    access.mark_viewed(place.path, written_stat(place))
+    return note
 
 
 _T = TypeVar("_T")

@@ -55,7 +55,7 @@ def view(access: FileAccess, path: str, view_range: list[int] | None) -> str | I
                 result = _view_file(access, stream, info, place.path, path, line_range)
         finally:
             os.close(fd)
-        access.mark_viewed(place.path)
+        access.mark_viewed(place.path, info)
     return result
 
 

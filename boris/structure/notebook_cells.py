@@ -34,6 +34,10 @@ def code_cells(data: bytes) -> tuple[int, list[tuple[int, bytes]]] | None:
             source = "".join(part for part in source if isinstance(part, str))
         if not isinstance(source, str):
             continue
-        text = source.encode("utf-8", "surrogatepass")
-        found.append((number, _IPYTHON_LINE.sub(rb"\1...", text)))
+        found.append((number, as_python(source.encode("utf-8", "surrogatepass"))))
     return len(cells), found
+
+
+def as_python(source: bytes) -> bytes:
+    """A code cell's source with IPython's own lines read as ``...``."""
+    return _IPYTHON_LINE.sub(rb"\1...", source)

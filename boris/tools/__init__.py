@@ -146,6 +146,13 @@ def declaration(name: str, compat: bool) -> Declaration:
     )
 
 
+#: The sentence the description of every tool that edits source files ends with.
+SYNTAX_CHECKED = (
+    "Syntax errors the edit brings into a source file (Python, JavaScript, TypeScript, "
+    "Go, Rust, Java, C, C++, C#, Ruby, PHP, Kotlin, Swift, Bash) are listed after the result."
+)
+
+
 def read_only(title: str) -> ToolAnnotations:
     return ToolAnnotations(title=title, read_only_hint=True, destructive_hint=False)
 

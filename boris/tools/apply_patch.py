@@ -12,9 +12,10 @@ from pydantic import Field
 
 from boris.files.patch import files as patch_files
 from boris.session import Session, current_session
-from boris.tools import destructive, served
+from boris.tools import SYNTAX_CHECKED, destructive, served
 
-DESCRIPTION = """\
+DESCRIPTION = (
+    """\
 Add, update, move and delete files with one patch: every file changes, or none does.
 
 *** Begin Patch
@@ -44,7 +45,10 @@ place after that line is taken.
 - `*** End of File` after a hunk's lines says they end the file.
 - Encoding, line endings (LF or CRLF), final newline and permissions are kept.
 - Returns one line per file: `A path` (added), `M path` (updated), `M old -> new` \
-(moved), `D path` (deleted)."""
+(moved), `D path` (deleted).
+- """
+    + SYNTAX_CHECKED
+)
 
 #: Added to the description while view-before-edit is on.
 VIEW_FIRST = (

@@ -11,7 +11,7 @@ from pydantic import Field
 
 from boris.files import edit_files
 from boris.session import Session, current_session
-from boris.tools import destructive, served
+from boris.tools import SYNTAX_CHECKED, destructive, served
 
 PathArg = Annotated[
     str,
@@ -25,13 +25,17 @@ Content = Annotated[
     Field(description="The complete content of the file, written exactly as given."),
 ]
 
-DESCRIPTION = """\
+DESCRIPTION = (
+    """\
 Create a file with the given content, or overwrite an existing file completely.
 
 - Missing parent directories are created (mode 0755); a new file gets mode 0644, an \
 overwritten file keeps its mode.
 - The write is atomic: the old content is replaced whole or not at all.
-- To change part of an existing file, prefer str_replace."""
+- To change part of an existing file, prefer str_replace.
+- """
+    + SYNTAX_CHECKED
+)
 
 #: Added to the description while view-before-edit is on.
 VIEW_FIRST = "\n- Overwriting an existing file requires viewing it first in this session."

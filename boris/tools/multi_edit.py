@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from boris.files import edit_files
 from boris.session import Session, current_session
-from boris.tools import destructive, served
+from boris.tools import SYNTAX_CHECKED, destructive, served
 from boris.tools.str_replace import VIEW_FIRST, NewStr, OldStr, PathArg, ReplaceAll
 
 #: Edits one call may carry.
@@ -39,7 +39,8 @@ says which one (`edit 2 of 3: ...`); fix that edit and send the whole list again
 - The file's encoding, line endings (LF or CRLF), final newline and permissions are kept; \
 the write is atomic.
 - Returns each edited region with line numbers and a few lines of context.
-- Prefer it to several str_replace calls on the same file."""
+- Prefer it to several str_replace calls on the same file.
+- {SYNTAX_CHECKED}"""
 
 
 @tool(

@@ -53,7 +53,8 @@ cell clears its outputs and execution count.
 - insert puts a new cell after cell (0 = first) and needs cell_type.
 - Only that cell changes in the file: every other byte is kept as it was, and the \
 result is checked with nbformat before the atomic write.
-- Returns the edited cell as view shows it."""
+- Returns the edited cell as view shows it; syntax errors the edit brings into a code \
+cell are listed after it."""
 
 #: Added to the description while view-before-edit is on.
 VIEW_FIRST = "\n- The notebook must have been viewed in this session first (view tool)."

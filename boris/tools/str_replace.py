@@ -11,7 +11,7 @@ from pydantic import Field
 
 from boris.files import edit_files
 from boris.session import Session, current_session
-from boris.tools import destructive, served
+from boris.tools import SYNTAX_CHECKED, destructive, served
 
 PathArg = Annotated[
     str,
@@ -34,7 +34,8 @@ ReplaceAll = Annotated[
     Field(description="Replace every occurrence of old_str instead of exactly one."),
 ]
 
-DESCRIPTION = """\
+DESCRIPTION = (
+    """\
 Replace text in an existing file.
 
 - old_str must match the file exactly, character for character, whitespace and \
@@ -43,7 +44,10 @@ indentation included (copy it from view output, without the line-number prefix).
 to make it unique. An empty new_str deletes old_str.
 - The file's encoding, line endings (LF or CRLF), final newline and permissions are kept; \
 the write is atomic.
-- Returns the edited region with line numbers and a few lines of context."""
+- Returns the edited region with line numbers and a few lines of context.
+- """
+    + SYNTAX_CHECKED
+)
 
 #: Added to the description while view-before-edit is on.
 VIEW_FIRST = "\n- The file must have been viewed in this session first (view tool)."

@@ -16,7 +16,15 @@ from pydantic import Field
 from boris.errors import BorisError, Code
 from boris.files import edit_files, view_path
 from boris.session import Session, current_session
-from boris.tools import Described, Mention, ViewContent, as_content, destructive, served
+from boris.tools import (
+    SYNTAX_CHECKED,
+    Described,
+    Mention,
+    ViewContent,
+    as_content,
+    destructive,
+    served,
+)
 from boris.tools.view import ViewRange
 
 Command = Annotated[
@@ -83,7 +91,9 @@ true: include enough context to make it unique.
 * `insert` inserts `new_str` as whole lines after line `insert_line` (0 = top of file).
 * Edits keep the file's encoding, line endings and permissions, are written atomically, \
 and return the edited region with line numbers.
-* Relative paths are resolved against the working directory.""",
+* Relative paths are resolved against the working directory.
+* """
+    + SYNTAX_CHECKED,
 )
 
 #: Added to the description while view-before-edit is on.

@@ -6,7 +6,8 @@ match is replaced with ``bytes.replace(old, new, 1)``, an insert splits the file
 lines, and a failing step (not found, ambiguous, refused) leaves the bytes as they
 were. Files include CRLF line ends, no final newline, a BOM and bytes that are not
 UTF-8; between steps the file may also be rewritten or removed behind the server's
-back, as an editor or a build would.
+back, as an editor or a build would (after which create may not overwrite it before a
+view: FILE_CHANGED).
 """
 
 from __future__ import annotations
@@ -163,6 +164,8 @@ class EditSession(RuleBasedStateMachine):
         self.path = directory / NAME
         self.content: bytes | None = None
         self.viewed = False
+        #: Whether the file is as the session last saw it (create overwrites only then).
+        self.fresh = True
 
     def call(self, command: str, **arguments: Any) -> tuple[bool, str]:
         arguments = {"command": command, "path": str(self.path), **arguments}
@@ -202,7 +205,12 @@ class EditSession(RuleBasedStateMachine):
             self.path.unlink(missing_ok=True)
         else:
             self.path.write_bytes(content)
+            # A time of its own: two writes within one tick of the kernel's clock would
+            # otherwise leave the same size and time (what the session compares).
+            type(self).runs += 1
+            os.utime(self.path, ns=(self.runs * 1000, self.runs * 1000))
         self.content = content
+        self.fresh = False
 
     # --- tool calls
 
@@ -215,6 +223,7 @@ class EditSession(RuleBasedStateMachine):
         expected = oracle_view(self.content, 1, -1, self.path) if self.content else ""
         assert (error, text) == (False, expected)
         self.viewed = True
+        self.fresh = True
 
     @rule(text=texts)
     def create(self, text: str) -> None:
@@ -222,10 +231,16 @@ class EditSession(RuleBasedStateMachine):
         if self.content is not None and not self.viewed:
             self.refused_before_editing(error, result, "overwriting")
             return
+        if self.content is not None and not self.fresh:
+            changed = f"[FILE_CHANGED] {self.path} changed since this session last viewed it ("
+            assert error
+            assert result.startswith(changed)
+            return
         data = text.encode()
         assert (error, result) == (False, f"Created {self.path} ({len(data)} bytes)")
         self.content = data
         self.viewed = True
+        self.fresh = True
 
     @rule(data=st.data(), replace_all=st.booleans())
     def str_replace(self, data: st.DataObject, replace_all: bool) -> None:
@@ -253,6 +268,7 @@ class EditSession(RuleBasedStateMachine):
         else:
             assert result.startswith(f"Replaced in {self.path}\n\n")
         self.content = expected
+        self.fresh = True  # what the session wrote is what it saw
 
     def old_strings(self) -> st.SearchStrategy[str]:
         """Mostly a piece of the file as it is (when that piece is text), else any text."""
@@ -287,6 +303,7 @@ class EditSession(RuleBasedStateMachine):
             f"Inserted in {self.path}\n\n",
         )
         self.content = expected
+        self.fresh = True
 
     # --- after every step
 

@@ -59,5 +59,5 @@ def open_access(root: Path) -> FileAccess:
         max_size=1 << 20,
         view_first=False,
         viewed=lambda path: True,
-        mark_viewed=lambda path: None,
+        mark_viewed=lambda path, info: None,
     )

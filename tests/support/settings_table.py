@@ -109,6 +109,10 @@ SETTINGS = [
         "false", False, "1", True,
     ),
     Setting(
+        "check_syntax", "--check-syntax", "BORIS_CHECK_SYNTAX", "warn", "warn", "refuse",
+        "refuse", "OFF", "off",
+    ),
+    Setting(
         "log_level", "--log-level", "BORIS_LOG_LEVEL", "info", "info", "debug", "debug",
         "WARN", "warn",
     ),
@@ -121,6 +125,11 @@ SETTINGS = [
 
 #: (command line, environment, the message after "boris: error: ") of each start-up error.
 STARTUP_ERRORS: list[tuple[list[str], dict[str, str] | None, str]] = [
+    (
+        ["--check-syntax=strict"],
+        None,
+        "--check-syntax (BORIS_CHECK_SYNTAX): Input should be 'warn', 'refuse' or 'off'",
+    ),
     (
         ["--transport=websocket"],
         None,

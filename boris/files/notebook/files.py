@@ -89,11 +89,35 @@ def edit_notebook(
             else:
                 assert new_source is not None
                 text, message = _replace(notebook, index, new_source, cell_type, place.path)
+            if new_source is not None and _makes_code(notebook, index, edit_mode, cell_type):
+                old = _code_source(notebook, index) if edit_mode == "replace" else None
+                new = new_source.encode("utf-8", "surrogatepass")
+                message += access.check_syntax(place.path, lambda: old, new, "cell")
             outcome.append(message)
             return text.encode("utf-8")
 
-        edit_file(access, place, "notebook_edit", apply)
+        # A cell is named by its number or id, not by its text: the notebook must be as
+        # the caller last saw it. Its new cell is checked, not the file's JSON.
+        edit_file(access, place, "notebook_edit", apply, blind=True, check=False)
     return outcome[-1]
+
+
+def _makes_code(notebook: Notebook, index: int, mode: EditMode, cell_type: CellType | None) -> bool:
+    """Whether the edit leaves a code cell (a replaced cell keeps its type by default)."""
+    if mode == "insert":
+        return cell_type == "code"
+    return (cell_type or notebook.cells[index].get("cell_type")) == "code"
+
+
+def _code_source(notebook: Notebook, index: int) -> bytes | None:
+    """The source of the cell at ``index`` if it is a code cell (None: it was not)."""
+    cell = notebook.cells[index]
+    if cell.get("cell_type") != "code":
+        return None
+    source = cell.get("source", "")
+    if isinstance(source, list):
+        source = "".join(source)
+    return str(source).encode("utf-8", "surrogatepass")
 
 
 def _parse(data: bytes, path: str) -> Notebook:

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from boris.errors import BorisError, Code, io_error
 from boris.files.access import FileAccess
 from boris.files.edit_bytes import encode_argument
-from boris.files.edit_files import NEW_FILE_MODE, editing, read_for_edit
+from boris.files.edit_files import NEW_FILE_MODE, editing, read_for_edit, written_stat
 from boris.files.lines import human_size
 from boris.files.patch.format import FileChange, invalid, parse
 from boris.files.patch.hunks import apply_hunks
@@ -153,12 +153,24 @@ def _apply(access: FileAccess, changes: list[FileChange], stop: Stop | None) -> 
             if change.move_to is not None:
                 target = stack.enter_context(locate(access.resolve, change.move_to))
             plans.append(_check(access, change, place, target, budget, stop))
+        # Every file's new text is checked before any is written: a refusal leaves all.
+        notes = [_syntax(access, plan) for plan in plans]
         _write(plans, stop)
-    for plan in plans:
-        # A deleted file counts as viewed too: it was (deleting needs it), or no view is
-        # asked for.
-        access.mark_viewed((plan.target or plan.place).path)
-    return "\n".join(plan.summary() for plan in plans)
+        for plan in plans:
+            # A deleted file counts as viewed too: it was (deleting needs it), or no view
+            # is asked for.
+            where = plan.target or plan.place
+            access.mark_viewed(where.path, None if plan.new is None else written_stat(where))
+    return "\n".join(plan.summary() for plan in plans) + "".join(notes)
+
+
+def _syntax(access: FileAccess, plan: _Plan) -> str:
+    """What the syntax check says of a file's new text (nothing for a deleted file)."""
+    new = plan.new
+    if new is None or new == plan.old:  # deleted, or moved as it is
+        return ""
+    old = plan.old if plan.change.action == "update" else None
+    return access.check_syntax((plan.target or plan.place).path, lambda: old, new, "patch")
 
 
 def _refuse_repeats(changes: list[FileChange], resolved: list[tuple[str, str | None]]) -> None:
@@ -249,6 +261,8 @@ def _existing(access: FileAccess, place: Place) -> os.stat_result:
     if problem is not None:
         raise problem
     access.require_viewed(place.path, "deleting")
+    # A deletion does not look at the content: the file must be as the caller last saw it.
+    access.require_fresh(place.path, info)
     return info
 
 
