@@ -10,9 +10,10 @@ new has errors there; when the edit did bring errors in, the errors a file of up
 count is of those in the stretch).
 
 :func:`check_syntax_off_loop` is the one place a check parses: it takes and gives
-plain data (a language's key, bytes, lists of strings and numbers), so that it can run
-in another process; the server calls it off its event loop (the edit runs in a
-worker thread).
+plain data (a language's key, bytes, lists of strings and numbers); the server calls it
+off its event loop (the edit runs in a worker thread), and each source it parses is
+parsed by a worker process (boris.structure.syntax_task), with a memory and a time
+budget: a parser's crash skips the check, never the edit.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from boris.search.file_text import as_text
 from boris.structure import languages
 from boris.structure.languages import PYTHON, Language
 from boris.structure.notebook_cells import as_python
-from boris.structure.syntax import Lines, Problem, errors, window
+from boris.structure.syntax import Lines, Problem, window
+from boris.structure.syntax_task import errors_elsewhere
 
 #: Files larger than this are not checked (a parse takes about half a second a MB).
 MAX_CHECKED = 2 * 1024**2
@@ -49,29 +51,42 @@ Mode = Literal["warn", "refuse", "off"]
 Result = dict[str, object]
 
 
-def check_syntax_off_loop(language: str, before: bytes | None, after: bytes) -> Result:
+#: Finds a source's errors: :func:`~boris.structure.syntax.errors`'s arguments.
+Parse = Callable[[Language, bytes, int], list[Problem]]
+
+
+def in_a_worker(language: Language, source: bytes, first_line: int = 1) -> list[Problem]:
+    """A source's errors, found by a worker process (the parser never runs here)."""
+    return errors_elsewhere(language.key, source, first_line)
+
+
+def check_syntax_off_loop(
+    language: str, before: bytes | None, after: bytes, parse: Parse = in_a_worker
+) -> Result:
     """The syntax errors ``after`` has that ``before`` (None: a new file) did not, in
     the language whose key is ``language``; both as the file holds them (a byte order
-    mark, UTF-16). Plain data in and out."""
+    mark, UTF-16). Plain data in and out; each source is parsed by ``parse``."""
     read_as = _BY_KEY[language]
     try:
         new_text = as_text(after)
         old_text = None if before is None else as_text(before)
-        brought, already = _compare(read_as, old_text, new_text)
+        brought, already = _compare(read_as, old_text, new_text, parse)
     except Exception as exc:  # the parser's failure must not fail the edit: it is written
         return {"failed": f"{type(exc).__name__}: {exc}"}
     shown = [[e.line, e.column, e.what, e.text] for e in brought[:SHOWN]]
     return {"brought": shown, "count": len(brought), "already": already}
 
 
-def _compare(language: Language, before: bytes | None, after: bytes) -> tuple[list[Problem], int]:
+def _compare(
+    language: Language, before: bytes | None, after: bytes, errors: Parse
+) -> tuple[list[Problem], int]:
     """The errors ``after`` brought in, and the count of those it kept from ``before``."""
     if before is None:
-        return errors(language, after), 0
+        return errors(language, after, 1), 0
     stretch = window(language, before, after)
     if stretch.end - stretch.start > MAX_STRETCH:
         return [], 0  # a minified bundle's one line, a class the size of a file
-    new = errors(language, after[stretch.start : stretch.end])
+    new = errors(language, after[stretch.start : stretch.end], 1)
     if not new:
         return [], 0
     lines = stretch.lines(before, after)
@@ -83,7 +98,7 @@ def _compare(language: Language, before: bytes | None, after: bytes) -> tuple[li
         # counted in the whole file, outside the stretch too. (The news are the
         # stretch's: Python's parser tells a file's first error only.)
         whole = lines._replace(first=1)
-        kept = _new_ones(errors(language, after), errors(language, before), whole)[1]
+        kept = _new_ones(errors(language, after, 1), errors(language, before, 1), whole)[1]
     return brought, kept
 
 

@@ -267,3 +267,22 @@ async def test_a_new_file_in_new_directories_is_seen_too(client: Client[Any], ca
     path.write_text("changed behind\n")
     result = await call(client, "create_file", path=str(path), content="two\n")
     assert error_text(result) == changed_message(path, 4)
+
+
+async def test_a_file_that_breaks_the_parser_is_written_and_its_check_skipped(
+    client: Client[Any], case: Path
+) -> None:
+    """C++ nested templates, whose syntax tree takes far more memory than a worker may
+    give a file of that size: the worker that parses it dies, the write stands, and
+    the reply says the check was skipped."""
+    path = case / "deep.cpp"
+    source = "A<" * 300_000 + "int" + ">" * 300_000 + " x;\n"
+    result = await call(client, "create_file", path=str(path), content=source)
+    assert ok_text(result).endswith(
+        "\n\nSyntax check (C++): skipped, the parser failed on this file"
+    )
+    assert path.read_text() == source
+    # The next edit of another file is checked as before.
+    small = case / "small.c"
+    again = await call(client, "create_file", path=str(small), content="int x = (1;\n")
+    assert "Syntax check (C): this edit brought in 1 syntax error(s):" in ok_text(again)
