@@ -123,7 +123,7 @@ def deny_patterns_of(values: Sequence[str], workdir: str) -> list[str]:
 
     normalised = []
     for pattern in values:
-        problem = pattern_problem(pattern)
+        problem = _one_pattern_problem(pattern) or pattern_problem(pattern)
         if problem is None:
             try:
                 normalised.append(normalise_deny_pattern(pattern, workdir))
@@ -134,3 +134,37 @@ def deny_patterns_of(values: Sequence[str], workdir: str) -> list[str]:
         if problem:
             raise ValueError(f"invalid deny pattern {pattern!r}: {problem}")
     return normalised
+
+
+def _one_pattern_problem(pattern: str) -> str | None:
+    """Why ``pattern`` is not the one pattern it looks like: a comma outside braces (an
+    env var's list separator: two patterns were meant) or whitespace at either end. Both
+    would be part of the pattern, which would then name no path anyone has, and deny
+    nothing. Only a flag's value can hold either: an env var's list is split there, and
+    each item stripped."""
+    import shlex
+
+    from boris.patterns.glob_syntax import split_outside_braces
+
+    stripped = pattern.strip()
+    if not stripped:
+        return "it is only whitespace" if pattern else None
+    items = split_outside_braces(stripped)
+    if items != [stripped]:
+        flags = " ".join(f"{flag_of('deny_dirs')} {shlex.quote(item)}" for item in items)
+        return (
+            "a flag's value is one pattern, and a comma outside braces is part of it; give "
+            f"each pattern its own flag{f' ({flags})' if flags else ''}, or alternatives in braces "
+            "(**/*.{pem,key}); a comma in a name is written \\,"
+        )
+    if stripped == pattern:
+        return None
+    ends = " and ".join(
+        end
+        for end, trimmed in (("begins", pattern.lstrip()), ("ends", pattern.rstrip()))
+        if trimmed != pattern
+    )
+    return (
+        f"it {ends} with whitespace, which would be part of the pattern; write it without: "
+        f"{shlex.quote(stripped)}"
+    )

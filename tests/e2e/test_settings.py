@@ -33,7 +33,8 @@ def run_boris(*args: str, env: dict[str, str] | None = None) -> subprocess.Compl
 #: Every start-up error is checked in process (tests/test_settings.py); the real command
 #: line is checked for one of each way an error arises: a value pydantic refuses from a
 #: flag and from an env var, a rule between two flags, a pattern the glob checker
-#: refuses, and a flag argparse does not know.
+#: refuses, a flag's pattern that would fail open (over STDIO too, where the settings
+#: are read early), and a flag argparse does not know.
 def _row(args: list[str], env: dict[str, str] | None = None) -> tuple[Any, ...]:
     return next(row for row in STARTUP_ERRORS if (row[0], row[1]) == (args, env))
 
@@ -45,6 +46,8 @@ _ONE_OF_EACH_KIND = [
     _row(["--token-file", "/dev/null"]),
     _row(["--host", "0.0.0.0"]),
     _row(["--deny-dir", "**/[abc"]),
+    _row(["--transport", "stdio", "--deny-dir", "**/.env, secrets/"]),
+    _row(["--deny-dir", " **/.env"]),
     _row(["--sessions"]),
 ]
 
