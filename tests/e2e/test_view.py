@@ -62,8 +62,8 @@ async def test_a_range_over_ten_million_lines_is_one_bounded_answer(root: Path) 
             text = ok_text(await view(client, "lines.txt", [1, -1]))
         peak = memory_kib(pid, "VmHWM")
     assert text == "".join(f"{n:>4}\t\n" for n in range(1, 2001)) + (
-        "\n[Truncated: showing lines 1-2000 of the requested 1--1. "
-        "Use view_range [2001, -1] to read on.]"
+        "\n[Truncated: showing lines 1-2000 of the requested lines 1 to the end of the file. "
+        "Use a view_range starting at 2001 to read on.]"
     )
     assert (peak - before) * 1024 < 4 * MB, (before, peak)
 
@@ -112,6 +112,27 @@ async def test_range_read_does_not_load_the_file(root: Path) -> None:
         peak = memory_kib(pid, "VmHWM")
     assert text == "".join(f"{n:>2}\t{'m' * 99}\n" for n in range(1, 11))
     assert (peak - before) * 1024 < 2 * MB, (before, peak)
+
+
+@pytest.mark.parametrize("line", [b"a" * 100 * MB, "é".encode() * 50 * MB], ids=["ascii", "utf-8"])
+async def test_one_line_of_100_mb_is_shown_from_a_bounded_read(root: Path, line: bytes) -> None:
+    """view_range [1, 1] of a file that is one line of 100 MB shows 2,000 characters of
+    it and its length: the server's peak memory rises by far less than the line (it
+    rose by 205 MB, keeping the whole line twice), however many bytes a character takes."""
+    big = root / f"one_line_case_{len(line.decode()[0].encode())}"
+    big.mkdir()
+    (big / "line.txt").write_bytes(line + b"\r\n")
+    (big / "small.txt").write_bytes(b"x\n")
+    async with stdio_client("--max-file-size", "200MB", workdir=big) as client:
+        pid = child_pid(str(big))
+        await view(client, "small.txt", [1, 1])  # warm up the call path
+        before = peak_start(pid)
+        with anyio.fail_after(60):
+            text = ok_text(await view(client, "line.txt", [1, 1]))
+        peak = memory_kib(pid, "VmHWM")
+    shown = line.decode()
+    assert text == f"1\t{shown[:2000]}... [truncated, {len(shown)} chars total]\n"
+    assert (peak - before) * 1024 < 32 * MB, (before, peak)
 
 
 async def test_listing_a_huge_directory_is_bounded(root: Path) -> None:
