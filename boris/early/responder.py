@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 #: below it no line can hold more values than the server's check allows
 #: (boris.transport.prescan.MAX_VALUES).
 LONGEST = 1 << 16
-#: Deeper nesting is left to the server, whose JSON parser has a limit of its own.
+#: Deeper nesting is left to the server, whose JSON parser has a limit of its own; the
+#: checks here that recurse (boris.early.schema) see nothing deeper.
 DEEPEST = 32
 #: A request id the server encodes as this file does.
 _LARGEST_ID = 1 << 53
