@@ -192,10 +192,11 @@ def _one_pattern_problem(pattern: str) -> str | None:
     items = split_outside_braces(stripped)
     if items != [stripped]:
         flags = " ".join(f"{flag_of('deny_dirs')} {shlex.quote(item)}" for item in items)
+        shown = f" ({flags})" if flags else ""
         return (
             "a flag's value is one pattern, and a comma outside braces is part of it; give "
-            f"each pattern its own flag{f' ({flags})' if flags else ''}, or alternatives in braces "
-            "(**/*.{pem,key}); a comma in a name is written \\,"
+            f"each pattern its own flag{shown}, or alternatives in braces (**/*.{{pem,key}}); "
+            "a comma in a name is written \\,"
         )
     if stripped == pattern:
         return None

@@ -6,7 +6,9 @@ the same way:
 
 - lines are split on ``\\n`` only; a CR before it is not shown, a lone CR is content;
 - the view line format: right-aligned number (width of the last number shown), a tab,
-  the line decoded as UTF-8 (invalid bytes shown as U+FFFD), cut at 2000 characters.
+  the line decoded as UTF-8 (invalid bytes shown as U+FFFD), cut at 2000 characters;
+- a line too long to need more than its head (LONG_LINE_BYTES) is read without being
+  kept: its head and its length in characters are (LongLine), shown as it would be.
 
 Writing is :mod:`boris.files.writing`'s; opening, :mod:`boris.files.place`'s.
 """
@@ -122,6 +124,7 @@ def text_line(text: str, start: int, end: int) -> bytes | LongLine:
     """``text[start:end]`` (one line) as :func:`read_lines` would keep its UTF-8 bytes (a
     lone surrogate written as its three bytes, which decode to three U+FFFD), without
     copying a long line."""
+    # A character takes at most 4 bytes: a line of at most this many is not long.
     if end - start <= LONG_LINE_BYTES // 4:
         return text[start:end].encode("utf-8", "surrogatepass")
     surrogates = sum(1 for _ in _SURROGATE.finditer(text, start, end))
@@ -271,7 +274,8 @@ def read_lines(
             newline = chunk.find(b"\n", position)
             if newline < 0:
                 if position < len(chunk):
-                    pending = pending or _LineReader()
+                    if pending is None:
+                        pending = _LineReader()
                     pending.add(chunk[position:])
                 break
             if pending is None:
