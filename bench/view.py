@@ -1,6 +1,7 @@
 """view on a 10 MB, 200,000-line file: whole (first 2000 lines) and view_range [100000, 100050];
 and views that used to be unbounded: view_range [1, -1] on a file of ten million (empty)
-lines, and a notebook whose one cell has 4.9 million (empty) source lines.
+lines, a notebook whose one cell has 4.9 million (empty) source lines, and view_range
+[1, 1] on a file that is one line of 100 MB.
 
 Spawns one Boris over STDIO, speaks raw JSON-RPC on the pipes (no client library in the
 measurement), and reports the median of --runs calls of each kind in that one session,
@@ -135,12 +136,20 @@ def unbounded(checkout: str | None) -> None:
             {"view_range": [1, -1]},
         ),
         ("notebook, one cell of 4,900,000 lines", "cell.ipynb", json.dumps(notebook).encode(), {}),
+        (
+            "view_range [1, 1], one line of 100 MB",
+            "line.txt",
+            b"a" * 100 * 2**20,
+            {"view_range": [1, 1]},
+        ),
     ]
     for label, name, data, extra in cases:
         with tempfile.TemporaryDirectory(prefix="boris-bench-view-") as workdir:
             (Path(workdir) / name).write_bytes(data)
             (Path(workdir) / "tiny.txt").write_text("x\n")
-            with RawServer(boris_command(workdir), cwd=checkout) as server:
+            # Above the default limit (10 MB), for the 100 MB line.
+            command = [*boris_command(workdir), "--max-file-size", "200MB"]
+            with RawServer(command, cwd=checkout) as server:
                 server.initialize()
                 server.call("view", {"path": "tiny.txt"})
                 baseline = memory_kib(server.pid, "VmRSS")

@@ -85,9 +85,14 @@ def ready(argv: Sequence[str]) -> tuple[Settings, FastMCP[Any]]:
     # What commands detach stays below the server, to be ended and reaped (boris.prctl).
     become_subreaper()
     shell = detect_shell()
-    logging.getLogger("boris").info(
-        "boris %s, shell %s, workdir %s", __version__, shell, settings.workdir
-    )
+    log = logging.getLogger("boris")
+    log.info("boris %s, shell %s, workdir %s", __version__, shell, settings.workdir)
+    if settings.token_file is not None:
+        from boris.setting_values import token_file_warning
+
+        warning = token_file_warning(settings.token_file)
+        if warning is not None:
+            log.warning("%s", warning)
     return settings, build_app(settings, shell)
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from boris.setting_values import token_file_warning
 from boris.settings import Settings, host_and_port, load_settings
 from tests.support import VERSION
 from tests.support.settings_table import SETTINGS, STARTUP_ERRORS, Setting
@@ -28,10 +29,11 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
 
 
 def test_repeatable_flags_are_never_split(clean_env: pytest.MonkeyPatch) -> None:
-    settings = load_settings(
-        ["--deny-dir", "**/*.{pem,key}", "--deny-dir", "a,b", "--allow-origin", "http://x"]
-    )
-    assert settings.deny_dirs == ["**/*.{pem,key}", "a,b"]
+    """A comma inside braces or a class, or escaped, is part of a flag's one pattern
+    (outside them it is refused: tests/support/settings_table.py)."""
+    flags = ["--deny-dir", "**/*.{pem,key}", "--deny-dir", "a\\,b", "[,]c", "--deny-dir", "d e"]
+    settings = load_settings([*flags, "--allow-origin", "http://x"])
+    assert settings.deny_dirs == ["**/*.{pem,key}", "a\\,b", "[,]c", "d e"]
     assert settings.allow_origins == ["http://x"]
 
 
@@ -407,6 +409,94 @@ def test_a_token_file_not_in_utf8(
         load_settings(["--token-file", str(path)])
     assert exited.value.code == 2
     assert capsys.readouterr() == ("", f"boris: error: --token-file {path} is not UTF-8 text\n")
+
+
+@pytest.mark.parametrize(
+    ("content", "token"),
+    [
+        ("  " + "t" * 1024 + "\t\r\nnot the token\n", "t" * 1024),
+        ("é" * 1024, "é" * 1024),  # characters, not bytes
+        ("x" * 1024 + "\n" + "y" * 100_000, "x" * 1024),  # only the first line counts
+        (" " * 30_000 + "token" + " " * 30_000, "token"),
+    ],
+    ids=["1024 characters", "1024 two-byte characters", "a long second line", "spaces"],
+)
+def test_a_token_file_holds_a_token_of_up_to_1024_characters(
+    clean_env: pytest.MonkeyPatch, tmp_path: Path, content: str, token: str
+) -> None:
+    path = tmp_path / "token"
+    path.write_text(content)
+    assert load_settings(["--token-file", str(path)]).token == token
+
+
+_LONG = "holds more than 1024 characters on its first line: a token is at most 1024"
+_CONTROL = "holds a control character ({}) in its token: a token is printable text on one line"
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ("t" * 1025 + "\n", _LONG),
+        ("t" * 5000, _LONG),  # once cut to its first 4,096 characters, and taken
+        ("t" * 100_000 + "\n", _LONG),
+        ("é" * 1025, _LONG),
+        ("abc\x00def\n", _CONTROL.format("U+0000")),  # once taken whole
+        ("abc\tdef\n", _CONTROL.format("U+0009")),
+        ("\x1b[31mred\n", _CONTROL.format("U+001B")),
+        ("abc\x7f", _CONTROL.format("U+007F")),
+        ("abc\x85def", _CONTROL.format("U+0085")),
+    ],
+    ids=["1025", "5000", "100000", "1025 two-byte", "NUL", "tab", "escape", "DEL", "C1"],
+)
+def test_a_token_file_whose_token_is_too_long_or_not_printable_refuses_to_start(
+    clean_env: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    content: str,
+    problem: str,
+) -> None:
+    """In one line, which never shows the token."""
+    path = tmp_path / "token"
+    path.write_text(content)
+    with pytest.raises(SystemExit) as exited:
+        load_settings(["--token-file", str(path)])
+    assert exited.value.code == 2
+    assert capsys.readouterr() == ("", f"boris: error: --token-file {path} {problem}\n")
+
+
+@pytest.mark.parametrize(
+    ("mode", "warning"),
+    [
+        (0o600, None),
+        (0o400, None),
+        (0o640, "its group"),
+        (0o604, "others"),
+        (0o644, "its group and others"),
+        (0o444, "its group and others"),
+    ],
+)
+def test_a_token_file_others_can_read_is_warned_of(
+    tmp_path: Path, mode: int, warning: str | None
+) -> None:
+    path = tmp_path / "token"
+    path.write_text("token\n")
+    path.chmod(mode)
+    expected = None
+    if warning is not None:
+        expected = (
+            f"--token-file {path} can be read by {warning} (mode {mode:04o}): make it "
+            f"readable by its owner alone (chmod 600 {path})"
+        )
+    assert token_file_warning(str(path)) == expected
+
+
+def test_a_token_file_that_is_not_a_regular_file_is_not_warned_of(tmp_path: Path) -> None:
+    """A pipe (``--token-file <(printf %s "$TOKEN")``, as the README suggests) keeps
+    nothing to read once read, whatever its mode."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    fifo.chmod(0o644)
+    assert token_file_warning(str(fifo)) is None
 
 
 def test_a_relative_deny_pattern_is_made_absolute_from_the_workdir(

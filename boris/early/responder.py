@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 #: below it no line can hold more values than the server's check allows
 #: (boris.transport.prescan.MAX_VALUES).
 LONGEST = 1 << 16
-#: Deeper nesting is left to the server, whose JSON parser has a limit of its own.
+#: Deeper nesting is left to the server, whose JSON parser has a limit of its own; the
+#: checks here that recurse (boris.early.schema) see nothing deeper.
 DEEPEST = 32
 #: A request id the server encodes as this file does.
 _LARGEST_ID = 1 << 53
@@ -229,7 +230,7 @@ def _message(line: bytes | TooLong) -> dict[str, Any]:
         value = json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique)
     except (ValueError, RecursionError):
         raise _Refused from None
-    if not isinstance(value, dict) or value.get("jsonrpc") != "2.0" or _depth(value) > DEEPEST:
+    if not isinstance(value, dict) or value.get("jsonrpc") != "2.0" or _deeper(value, DEEPEST):
         raise _Refused
     if not isinstance(value.get("method"), str) or not value.keys() <= {
         "jsonrpc",
@@ -261,12 +262,24 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return found
 
 
-def _depth(value: Any) -> int:
-    if isinstance(value, dict):
-        return 1 + max(map(_depth, value.values()), default=0)
-    if isinstance(value, list):
-        return 1 + max(map(_depth, value), default=0)
-    return 0
+def _deeper(value: Any, most: int) -> bool:
+    """Whether ``value`` nests lists and objects more than ``most`` levels deep (the
+    value itself, if one, being the first). Walked with a stack of its own: the
+    interpreter's would run out on a line nested a few hundred deep, which the JSON
+    parser still reads (RecursionError, outside any ``try``)."""
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            inner: Any = item.values()
+        elif isinstance(item, list):
+            inner = item
+        else:
+            continue
+        if level > most:
+            return True
+        stack.extend((child, level + 1) for child in inner)
+    return False
 
 
 def _envelope_of(params: Any, version_key: str) -> dict[str, Any] | None:

@@ -6,7 +6,9 @@ the same way:
 
 - lines are split on ``\\n`` only; a CR before it is not shown, a lone CR is content;
 - the view line format: right-aligned number (width of the last number shown), a tab,
-  the line decoded as UTF-8 (invalid bytes shown as U+FFFD), cut at 2000 characters.
+  the line decoded as UTF-8 (invalid bytes shown as U+FFFD), cut at 2000 characters;
+- a line too long to need more than its head (LONG_LINE_BYTES) is read without being
+  kept: its head and its length in characters are (LongLine), shown as it would be.
 
 Writing is :mod:`boris.files.writing`'s; opening, :mod:`boris.files.place`'s.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -36,6 +39,12 @@ CHUNK = 1 << 18
 # Every character takes at least one byte: a line of at most this many bytes cannot
 # need cutting, whatever it decodes to.
 _SHORT_LINE_BYTES = MAX_LINE_CHARS
+#: A line longer than this many bytes is not kept whole as it is read (LongLine): its
+#: first bytes are, enough for what view shows of it whatever they decode to (a
+#: character takes at most 4 bytes; a byte order mark and a character cut at the end
+#: take the rest), and its length is counted.
+LONG_LINE_BYTES = 4 * MAX_LINE_CHARS + 8
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -44,6 +53,84 @@ class Image:
 
     data: bytes
     mime_type: str
+
+
+@dataclass(frozen=True)
+class LongLine:
+    """A line longer than LONG_LINE_BYTES as view reads it, without keeping it: its
+    first LONG_LINE_BYTES bytes, and its length in characters as view counts them (its
+    bytes decoded as UTF-8, an invalid byte as U+FFFD; a final CR not counted, a byte
+    order mark counted). Shown as the line itself would be: it is always cut."""
+
+    head: bytes
+    chars: int
+
+
+class _LineReader:
+    """A line read a piece at a time: kept whole up to LONG_LINE_BYTES bytes, beyond
+    that only its head and a running count of its characters (a piece of working
+    memory at a time, never the line)."""
+
+    def __init__(self) -> None:
+        self._pieces: list[bytes] = []
+        self._size = 0
+        self._head = b""
+        self._decoder: codecs.IncrementalDecoder | None = None
+        self._chars = 0
+        self._last = b""
+
+    def add(self, piece: bytes) -> None:
+        if self._decoder is not None:
+            self._count(piece)
+            return
+        self._pieces.append(piece)
+        self._size += len(piece)
+        if self._size > LONG_LINE_BYTES:
+            kept = b"".join(self._pieces)
+            self._pieces = []
+            self._head = kept[:LONG_LINE_BYTES]
+            self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+            self._count(kept)
+
+    def _count(self, piece: bytes) -> None:
+        assert self._decoder is not None
+        if not piece:
+            return
+        self._last = piece[-1:]
+        if piece.isascii() and not self._decoder.getstate()[0]:
+            self._chars += len(piece)  # no character begun before it: one per byte
+        else:
+            self._chars += len(self._decoder.decode(piece))
+
+    def line(self) -> bytes | LongLine:
+        """The line read: its bytes, or a LongLine."""
+        if self._decoder is None:
+            return b"".join(self._pieces)
+        chars = self._chars + len(self._decoder.decode(b"", final=True))
+        # A CR ends whatever character came before it: it alone is not counted.
+        return LongLine(self._head, chars - (self._last == b"\r"))
+
+
+def read_line(piece: bytes) -> bytes | LongLine:
+    """A line read in one piece, as :func:`read_lines` keeps it."""
+    if len(piece) <= LONG_LINE_BYTES:
+        return piece
+    reader = _LineReader()
+    reader.add(piece)
+    return reader.line()
+
+
+def text_line(text: str, start: int, end: int) -> bytes | LongLine:
+    """``text[start:end]`` (one line) as :func:`read_lines` would keep its UTF-8 bytes (a
+    lone surrogate written as its three bytes, which decode to three U+FFFD), without
+    copying a long line."""
+    # A character takes at most 4 bytes: a line of at most this many is not long.
+    if end - start <= LONG_LINE_BYTES // 4:
+        return text[start:end].encode("utf-8", "surrogatepass")
+    surrogates = sum(1 for _ in _SURROGATE.finditer(text, start, end))
+    chars = end - start + 2 * surrogates - (text[end - 1] == "\r")
+    head = text[start : start + LONG_LINE_BYTES // 4].encode("utf-8", "surrogatepass")
+    return LongLine(head, chars)
 
 
 def human_size(size: int) -> str:
@@ -92,7 +179,18 @@ def _decode_head(raw: bytes) -> tuple[str, int]:
     return head, total
 
 
-def format_lines(lines: Sequence[bytes], first: int) -> str:
+def _display_long(line: LongLine, first: bool) -> str:
+    """A LongLine as :func:`display_line` shows the line it stands for (the byte order
+    mark of line 1 not shown)."""
+    head, chars = line.head, line.chars
+    if first and head.startswith(UTF8_BOM):
+        head, chars = head[len(UTF8_BOM) :], chars - 1
+    # Not final: a character cut at the end of the head is left out, not replaced.
+    shown = codecs.getincrementaldecoder("utf-8")("replace").decode(head)[:MAX_LINE_CHARS]
+    return f"{shown}... [truncated, {chars} chars total]"
+
+
+def format_lines(lines: Sequence[bytes | LongLine], first: int) -> str:
     """Lines numbered from ``first`` in the view format, each ending in a newline.
 
     A UTF-8 byte order mark at the start of line 1 is not shown.
@@ -102,9 +200,13 @@ def format_lines(lines: Sequence[bytes], first: int) -> str:
     width = len(str(first + len(lines) - 1))
     out = []
     for number, raw in enumerate(lines, first):
-        if number == 1 and raw.startswith(UTF8_BOM):
-            raw = raw[len(UTF8_BOM) :]
-        out.append(f"{number:>{width}}\t{display_line(raw)}\n")
+        if isinstance(raw, LongLine):
+            shown = _display_long(raw, number == 1)
+        else:
+            if number == 1 and raw.startswith(UTF8_BOM):
+                raw = raw[len(UTF8_BOM) :]
+            shown = display_line(raw)
+        out.append(f"{number:>{width}}\t{shown}\n")
     return "".join(out)
 
 
@@ -113,11 +215,11 @@ def format_lines(lines: Sequence[bytes], first: int) -> str:
 
 @dataclass
 class LineWindow:
-    """Lines read from a file, and its total line count when the whole file was read;
-    ``too_long`` if the stream went on past the ``limit`` it was read with (its lines
-    and total then tell nothing)."""
+    """Lines read from a file (a long one as a LongLine), and its total line count when
+    the whole file was read; ``too_long`` if the stream went on past the ``limit`` it
+    was read with (its lines and total then tell nothing)."""
 
-    lines: list[bytes]
+    lines: list[bytes | LongLine]
     total: int | None
     too_long: bool = False
 
@@ -135,13 +237,14 @@ def read_lines(
 
     Reads chunk by chunk: chunks before ``start`` are only counted, and reading stops
     once line ``end`` is complete unless ``count_all`` asks for the total line count.
-    A line may be of any length. A final line without ``\\n`` counts; the empty
+    A line may be of any length: one longer than LONG_LINE_BYTES is kept as a LongLine,
+    what view shows of it. A final line without ``\\n`` counts; the empty
     remainder after a final ``\\n`` does not. With a ``limit``, at most ``limit + 1``
     bytes are read: a stream longer than that (a file that grew since its size was
     checked) gives a window that is ``too_long``.
     """
-    lines: list[bytes] = []
-    pending: list[bytes] = []  # earlier pieces of the wanted line being read
+    lines: list[bytes | LongLine] = []
+    pending: _LineReader | None = None  # the wanted line being read, begun in a chunk before
     number = 1  # the line the read position is in
     at_line_start = True
     left = sys.maxsize if limit is None else limit + 1  # bytes that may still be read
@@ -171,19 +274,22 @@ def read_lines(
             newline = chunk.find(b"\n", position)
             if newline < 0:
                 if position < len(chunk):
-                    pending.append(chunk[position:])
+                    if pending is None:
+                        pending = _LineReader()
+                    pending.add(chunk[position:])
                 break
-            line = chunk[position:newline]
-            if pending:
-                line = b"".join([*pending, line])
-                pending = []
-            lines.append(line)
+            if pending is None:
+                lines.append(read_line(chunk[position:newline]))
+            else:
+                pending.add(chunk[position:newline])
+                lines.append(pending.line())
+                pending = None
             number += 1
             position = newline + 1
         else:
             number += chunk.count(b"\n", position)
-    if pending:
-        lines.append(b"".join(pending))
+    if pending is not None:
+        lines.append(pending.line())
     return LineWindow(lines, number - 1 if at_line_start else number)
 
 

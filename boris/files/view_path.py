@@ -137,10 +137,15 @@ def _view_file(
         return (not_cells or "") + format_lines(lines, start)
     # The range is wider than one answer holds, and the file goes on past its part.
     last = start + MAX_VIEW_LINES - 1
-    asked = -1 if end == _TO_THE_END else end  # as the caller wrote it
+    if end == _TO_THE_END:  # said in words: "1--1" and "[2001, -1]" read as typos
+        asked = f"lines {start} to the end of the file"
+        going_on = f"a view_range starting at {last + 1}"
+    else:
+        asked = f"{start}-{end}"
+        going_on = f"view_range [{last + 1}, {end}]"
     return (
         (not_cells or "")
         + format_lines(lines[:MAX_VIEW_LINES], start)
-        + f"\n[Truncated: showing lines {start}-{last} of the requested {start}-{asked}. "
-        f"Use view_range [{last + 1}, {asked}] to read on.]"
+        + f"\n[Truncated: showing lines {start}-{last} of the requested {asked}. "
+        f"Use {going_on} to read on.]"
     )

@@ -94,8 +94,17 @@ def _refusal(code: int, message: str, request_id: int | str | None = None) -> Re
 # pydantic's parser refuses an escaped lone surrogate ("\ud800"), which is valid JSON;
 # only then is the line read again by the standard library's, which keeps it, so that a
 # tool call can be answered by naming the argument instead of refusing the whole line.
-# (Only such a line is read twice.)
+# That parser reads deeper nesting than pydantic's (as deep as the interpreter's stack
+# allows, which whatever walks the value next would then run out of), so the line is
+# first given to pydantic's again with each such escape written as another of the same
+# length: it is refused as it would be without its surrogates, with the same message.
+# (Only a line holding such an escape is read more than once.)
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPES = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _stand_in(escape: re.Match[bytes]) -> bytes:
+    return b"\\u0030"
 
 
 def parse_json(data: bytes | bytearray) -> Any:
@@ -110,6 +119,7 @@ def _parse_json(data: bytes | bytearray) -> tuple[Any, bool]:
     except ValueError:
         if not _SURROGATE_ESCAPE.search(data):
             raise
+    pydantic_core.from_json(_SURROGATE_ESCAPES.sub(_stand_in, data))
     try:
         return json.loads(data.decode("utf-8")), True
     except RecursionError:

@@ -133,3 +133,43 @@ def test_a_token_file_is_read_as_before_and_reaches_no_command(tmp_path: Path) -
     assert done.returncode == 2
     assert done.stdout == b""
     assert f"--token-file {empty} is empty" in done.stderr.decode()
+
+
+def nested(request_id: int, depth: int) -> bytes:
+    """A tools/list request whose parameters hold lists nested ``depth`` deep."""
+    return (
+        b'{"jsonrpc": "2.0", "id": %d, "method": "tools/list", "params": {"deep": ' % request_id
+        + b"[" * depth
+        + b"]" * depth
+        + b"}}"
+    )
+
+
+@pytest.mark.parametrize("depth", [100, 500, 990, 5_000, 100_000])
+@pytest.mark.parametrize("when", ["first", "after initialize"])
+def test_a_deeply_nested_line_gets_the_apps_reply_and_the_server_serves_on(
+    when: str, depth: int, tmp_path: Path
+) -> None:
+    """However deep a line nests, sent while the app loads it gets the reply the loaded
+    app gives the same line (sent again once it has loaded), and the server goes on: a
+    line nested a few hundred deep used to end it with a RecursionError."""
+    line = nested(5, depth)
+    opening = [initialize(1, "2025-11-25"), notification("notifications/initialized")]
+    with raw_stdio(workdir=tmp_path) as server:
+        sent = [line] if when == "first" else [*opening, line]
+        server.stdin.write(b"".join(item + b"\n" for item in sent))
+        server.stdin.flush()
+        if when != "first":
+            assert server.reply(1)["result"]["serverInfo"]["name"] == "boris"
+        early = server.receive()
+        server.send(line)  # the app has loaded: it answered the line before
+        assert server.receive() == early
+        if depth >= 500:  # beyond what any parser here reads: refused, with its id if seen
+            assert early["error"]["code"] in (-32700, -32600)
+            assert early["id"] == (5 if early["error"]["code"] == -32600 else None)
+        if when == "first":
+            server.initialize()
+        assert len(server.call(6, "glob", {"pattern": "*"})["content"]) == 1
+        server.stdin.close()
+        assert server.proc.wait(timeout=30) == 0
+        assert "Traceback" not in server.stderr()

@@ -8,6 +8,7 @@ no traceback. How flags and env vars are read is tested in process: tests/test_s
 
 from __future__ import annotations
 
+import json
 import subprocess
 import time
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import BORIS, VERSION, server_env
+from tests.support import BORIS, INITIALIZE, VERSION, http_server, server_env
 from tests.support.settings_table import SETTINGS, STARTUP_ERRORS
 
 
@@ -33,7 +34,8 @@ def run_boris(*args: str, env: dict[str, str] | None = None) -> subprocess.Compl
 #: Every start-up error is checked in process (tests/test_settings.py); the real command
 #: line is checked for one of each way an error arises: a value pydantic refuses from a
 #: flag and from an env var, a rule between two flags, a pattern the glob checker
-#: refuses, and a flag argparse does not know.
+#: refuses, a flag's pattern that would fail open (over STDIO too, where the settings
+#: are read early), and a flag argparse does not know.
 def _row(args: list[str], env: dict[str, str] | None = None) -> tuple[Any, ...]:
     return next(row for row in STARTUP_ERRORS if (row[0], row[1]) == (args, env))
 
@@ -45,6 +47,8 @@ _ONE_OF_EACH_KIND = [
     _row(["--token-file", "/dev/null"]),
     _row(["--host", "0.0.0.0"]),
     _row(["--deny-dir", "**/[abc"]),
+    _row(["--transport", "stdio", "--deny-dir", "**/.env, secrets/"]),
+    _row(["--deny-dir", " **/.env"]),
     _row(["--sessions"]),
 ]
 
@@ -102,3 +106,51 @@ def test_size_parsing_is_linear() -> None:
         f"boris: error: --max-file-size (BORIS_MAX_FILE_SIZE): cannot parse size {value!r}; "
         "use a number with B, KB, MB or GB\n"
     )
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_a_token_file_whose_first_line_is_too_long_refuses_to_start(
+    tmp_path: Path, transport: str
+) -> None:
+    """A 5,000-character token was cut to its first 4,096 characters: the token the
+    file holds then got 401, its start 200."""
+    path = tmp_path / "token"
+    path.write_text("t" * 5000 + "\n")
+    result = run_boris("--transport", transport, "--token-file", str(path))
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"boris: error: --token-file {path} holds more than 1024 characters on its first "
+        "line: a token is at most 1024\n"
+    )
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o600])
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_a_token_file_others_can_read_is_warned_of_at_start(
+    tmp_path: Path, transport: str, mode: int
+) -> None:
+    path = tmp_path / "token"
+    path.write_text("a-token\n")
+    path.chmod(mode)
+    warning = (
+        f"--token-file {path} can be read by its group and others (mode 0644): make it "
+        f"readable by its owner alone (chmod 600 {path})"
+    )
+    if transport == "http":
+        with http_server("--token-file", str(path), workdir=tmp_path) as server:
+            log = server.stderr()
+    else:
+        line = json.dumps(INITIALIZE).encode() + b"\n"
+        done = subprocess.run(
+            [*BORIS, "--transport", "stdio", "--workdir", str(tmp_path), "--token-file", str(path)],
+            input=line,
+            capture_output=True,
+            env=server_env(),
+            timeout=60,
+        )
+        assert done.returncode == 0
+        assert json.loads(done.stdout)["id"] == 1
+        log = done.stderr.decode()
+    assert (f"WARNING boris: {warning}" in log) == (mode == 0o644), log
+    assert "a-token" not in log

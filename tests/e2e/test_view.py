@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
-import time
+import os
 from pathlib import Path
 from typing import Any
 
@@ -62,8 +62,8 @@ async def test_a_range_over_ten_million_lines_is_one_bounded_answer(root: Path) 
             text = ok_text(await view(client, "lines.txt", [1, -1]))
         peak = memory_kib(pid, "VmHWM")
     assert text == "".join(f"{n:>4}\t\n" for n in range(1, 2001)) + (
-        "\n[Truncated: showing lines 1-2000 of the requested 1--1. "
-        "Use view_range [2001, -1] to read on.]"
+        "\n[Truncated: showing lines 1-2000 of the requested lines 1 to the end of the file. "
+        "Use a view_range starting at 2001 to read on.]"
     )
     assert (peak - before) * 1024 < 4 * MB, (before, peak)
 
@@ -114,6 +114,27 @@ async def test_range_read_does_not_load_the_file(root: Path) -> None:
     assert (peak - before) * 1024 < 2 * MB, (before, peak)
 
 
+@pytest.mark.parametrize("line", [b"a" * 100 * MB, "é".encode() * 50 * MB], ids=["ascii", "utf-8"])
+async def test_one_line_of_100_mb_is_shown_from_a_bounded_read(root: Path, line: bytes) -> None:
+    """view_range [1, 1] of a file that is one line of 100 MB shows 2,000 characters of
+    it and its length: the server's peak memory rises by far less than the line (it
+    rose by 205 MB, keeping the whole line twice), however many bytes a character takes."""
+    big = root / f"one_line_case_{len(line.decode()[0].encode())}"
+    big.mkdir()
+    (big / "line.txt").write_bytes(line + b"\r\n")
+    (big / "small.txt").write_bytes(b"x\n")
+    async with stdio_client("--max-file-size", "200MB", workdir=big) as client:
+        pid = child_pid(str(big))
+        await view(client, "small.txt", [1, 1])  # warm up the call path
+        before = peak_start(pid)
+        with anyio.fail_after(60):
+            text = ok_text(await view(client, "line.txt", [1, 1]))
+        peak = memory_kib(pid, "VmHWM")
+    shown = line.decode()
+    assert text == f"1\t{shown[:2000]}... [truncated, {len(shown)} chars total]\n"
+    assert (peak - before) * 1024 < 32 * MB, (before, peak)
+
+
 async def test_listing_a_huge_directory_is_bounded(root: Path) -> None:
     """Listing 20,000 entries with long names (4 MB of tree) builds only what it shows:
     the server's peak memory grows by far less than the full listing would take, and
@@ -134,10 +155,11 @@ async def test_listing_a_huge_directory_is_bounded(root: Path) -> None:
     assert (peak - before) * 1024 < full // 2, (before, peak, full)
 
 
-def settled(path: Path) -> float:
-    """Seconds to wait until ``path`` last changed long enough ago for a notebook's verdict
-    to be kept (README "Notebooks": not for a file changed in the last two seconds)."""
-    return max(0.0, path.stat().st_ctime + 2.2 - time.time())
+def settle(path: Path) -> None:
+    """Set the modification time of ``path`` ten seconds back, so that a notebook's verdict
+    is kept (README "Notebooks": not for a file modified in the last two seconds)."""
+    past = path.stat().st_mtime_ns - 10**10
+    os.utime(path, ns=(past, past))
 
 
 async def test_a_large_notebook_is_checked_once_while_unchanged(root: Path) -> None:
@@ -158,7 +180,7 @@ async def test_a_large_notebook_is_checked_once_while_unchanged(root: Path) -> N
     async with stdio_client(workdir=case) as client:
         pid = child_pid(str(case))
         await view(client, "small.txt")  # warm up the call path
-        await anyio.sleep(settled(path))
+        settle(path)
         used = []
         for _ in range(3):
             before = cpu_seconds(pid)
@@ -170,6 +192,6 @@ async def test_a_large_notebook_is_checked_once_while_unchanged(root: Path) -> N
         cells[0]["metadata"] = {"collapsed": "yes"}
         cells[0]["cell_type"] = "code"
         path.write_text(json.dumps(content))
-        await anyio.sleep(settled(path))
+        settle(path)
         text = ok_text(await view(client, "big.ipynb"))
     assert text.startswith("[Shown as text, not as notebook cells: not a valid nbformat 4")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -162,3 +163,41 @@ def test_a_second_initialize_and_a_list_with_a_cursor_are_left_to_the_app(
     other = Responder(responder.answers, responder.settings)
     assert other.take(initialize(1, VERSION)) is not None
     assert other.take(request(2, "tools/list", {"cursor": "x"})) is None
+
+
+def in_meta(request_id: int, value: bytes) -> bytes:
+    """A tools/list request carrying ``value`` in its ``_meta``, three levels down."""
+    opening = b'{"jsonrpc": "2.0", "id": %d, "method": "tools/list", "params": {"_meta": {"x": '
+    return opening % request_id + value + b"}}}"
+
+
+def lists(depth: int) -> bytes:
+    return b"[" * depth + b"]" * depth
+
+
+def objects(depth: int) -> bytes:
+    return b'{"a": ' * depth + b"0" + b"}" * depth
+
+
+@pytest.mark.parametrize("depth", [30, 100, 500, 990, 5_000, 100_000])
+@pytest.mark.parametrize("nest", [lists, objects])
+def test_a_line_nested_deeper_than_it_reads_is_left_to_the_app(
+    responder: Responder, depth: int, nest: Callable[[int], bytes]
+) -> None:
+    """Whatever the depth (a walk of its own, not the interpreter's stack, which a few
+    hundred levels used to exhaust), before initialize and after it."""
+    line = in_meta(5, nest(depth))
+    assert responder.take(line) is None
+    assert responder.handover().items == [line]
+    other = Responder(responder.answers, responder.settings)
+    assert other.take(initialize(1, VERSION)) is not None
+    assert other.take(line) is None
+    assert other.handover().items[-1] == line
+
+
+@pytest.mark.parametrize("nest", [lists, objects])
+def test_a_line_nested_as_deep_as_it_reads_is_answered(
+    responder: Responder, nest: Callable[[int], bytes]
+) -> None:
+    assert responder.take(initialize(1, VERSION)) is not None
+    assert responder.take(in_meta(2, nest(29))) is not None  # 32 levels in all

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from mcp_types import ImageContent
 
 from boris.errors import BorisError
-from boris.files.lines import read_lines
+from boris.files.lines import LONG_LINE_BYTES, LongLine, format_lines, read_lines, text_line
+from boris.files.sniff import UTF8_BOM
 from boris.session import Session
 from tests.support.models import as_written, occurrences, oracle_view
 from tests.support.sessions import (
@@ -189,6 +190,51 @@ def test_read_lines_across_chunk_boundaries(
     if count_all or start > len(lines):
         assert window.total is not None
     assert window.total in (None, len(lines))
+
+
+#: Pieces of a long line: characters of every UTF-8 length, bytes that are not UTF-8 (a
+#: stray continuation, a character cut short, a surrogate's bytes), a CR, a byte order mark.
+_PIECES = [b"a", "é".encode(), "€".encode(), "😀".encode(), b"\xff", b"\x80", b"\xe2\x82"]
+_PIECES += [b"\xf0\x9f\x98", b"\xed\xa0\x80", b"\r", UTF8_BOM, b"\t"]
+
+
+@st.composite
+def long_lines(draw: st.DrawFn) -> bytes:
+    """A line around and beyond the length at which it is no longer kept whole."""
+    unit = b"".join(draw(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=6)))
+    size = draw(st.integers(LONG_LINE_BYTES - 16, 3 * LONG_LINE_BYTES))
+    line = (unit * (size // len(unit) + 1))[:size]
+    return draw(st.sampled_from([b"", UTF8_BOM])) + line + draw(st.sampled_from([b"", b"\r"]))
+
+
+@given(
+    st.lists(st.one_of(long_lines(), st.sampled_from([b"", b"x", "é\r".encode()])), min_size=1),
+    st.sampled_from([1, 3, 4096, LONG_LINE_BYTES + 1, 1 << 18]),
+    st.booleans(),
+)
+def test_long_lines_are_shown_as_if_read_whole(
+    lines: list[bytes], chunk_size: int, final_newline: bool
+) -> None:
+    """A line read without being kept (LongLine: its head and length) is shown byte for
+    byte as the whole line is, whatever the chunks it is read in."""
+    # (An empty last line is one only with its newline.)
+    data = b"\n".join(lines) + (b"\n" if final_newline or not lines[-1] else b"")
+    window = read_lines(io.BytesIO(data), 1, len(lines), chunk_size=chunk_size)
+    event("a long line" if any(isinstance(line, LongLine) for line in window.lines) else "none")
+    assert format_lines(window.lines, 1) == format_lines(lines, 1)
+    assert format_lines(window.lines[1:], 2) == format_lines(lines[1:], 2)
+
+
+@given(long_lines(), st.sampled_from(["", "\ud800", "\udfff\ud83d", "x\r"]))
+def test_a_long_line_of_text_is_shown_as_its_bytes_are(line: bytes, extra: str) -> None:
+    """A notebook's source line (text, which may hold a lone surrogate) is shown as its
+    UTF-8 bytes (surrogates written as their own three bytes) would be."""
+    text = line.decode("utf-8", "replace") + extra
+    for shown in (text, text * 2):
+        kept = text_line(shown, 0, len(shown))
+        assert format_lines([kept], 1) == format_lines([shown.encode("utf-8", "surrogatepass")], 1)
+        padded = "x\n" + shown + "\ny"
+        assert text_line(padded, 2, 2 + len(shown)) == kept
 
 
 # --- (3) the compat editor gives the split tools' results --------------------------------

@@ -280,6 +280,41 @@ STARTUP_ERRORS: list[tuple[list[str], dict[str, str] | None, str]] = [
         {"BORIS_DENY_DIRS": "**/*.{pem,key"},
         "--deny-dir (BORIS_DENY_DIRS): invalid deny pattern '**/*.{pem,key': unclosed '{'",
     ),
+    # A flag's value is one pattern: a comma outside braces, or whitespace at either
+    # end, would be part of it, and the pattern would name nothing (failing open).
+    (
+        ["--deny-dir", "**/.env,**/*.pem"],
+        None,
+        "--deny-dir (BORIS_DENY_DIRS): invalid deny pattern '**/.env,**/*.pem': a flag's "
+        "value is one pattern, and a comma outside braces is part of it; give each pattern "
+        "its own flag (--deny-dir '**/.env' --deny-dir '**/*.pem'), or alternatives in "
+        "braces (**/*.{pem,key}); a comma in a name is written \\,",
+    ),
+    (
+        ["--transport", "stdio", "--deny-dir", "**/.env, secrets/"],
+        None,
+        "--deny-dir (BORIS_DENY_DIRS): invalid deny pattern '**/.env, secrets/': a flag's "
+        "value is one pattern, and a comma outside braces is part of it; give each pattern "
+        "its own flag (--deny-dir '**/.env' --deny-dir secrets/), or alternatives in braces "
+        "(**/*.{pem,key}); a comma in a name is written \\,",
+    ),
+    (
+        ["--deny-dir", " **/.env"],
+        None,
+        "--deny-dir (BORIS_DENY_DIRS): invalid deny pattern ' **/.env': it begins with "
+        "whitespace, which would be part of the pattern; write it without: '**/.env'",
+    ),
+    (
+        ["--transport", "stdio", "--deny-dir=*.pem\t"],
+        None,
+        "--deny-dir (BORIS_DENY_DIRS): invalid deny pattern '*.pem\\t': it ends with "
+        "whitespace, which would be part of the pattern; write it without: '*.pem'",
+    ),
+    (
+        ["--deny-dir", " "],
+        None,
+        "--deny-dir (BORIS_DENY_DIRS): invalid deny pattern ' ': it is only whitespace",
+    ),
     (
         ["--max-file-size", "9" * 400],
         None,

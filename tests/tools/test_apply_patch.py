@@ -16,6 +16,7 @@ import anyio
 import pytest
 from fastmcp import Client
 
+from boris.files import edit_files
 from tests.support import error_text, ok_text
 from tests.support.inprocess import app_client
 from tests.support.interpose import Unavailable, on_open
@@ -965,11 +966,18 @@ async def test_a_cancelled_patch_changes_nothing(
     assert len(copies) == held + 1  # the patch's copies, then str_replace's own
 
 
+def edits_of(path: Path) -> int:
+    """How many edits hold or wait for the lock of ``path``, as the locks count them."""
+    locks = vars(edit_files)["editing"].__self__._locks
+    return int(locks.get(str(path), (None, 0))[1])
+
+
 async def test_an_edit_of_a_file_waits_for_the_patch_that_writes_it(
     client: Client[Any], case: Path
 ) -> None:
     """A patch holds its files' locks while it writes: an edit of one of them, started
-    while the patch is held in the open of its copy, waits for it and finds its content."""
+    while the patch is held in the open of its copy, waits for it and finds its content.
+    The patch is let go once the edit is counted at the file's lock."""
     path = await viewed(client, case / "a.txt", "old\n")
     reached, release = threading.Event(), threading.Event()
     edits: list[Any] = []
@@ -989,12 +997,17 @@ async def test_an_edit_of_a_file_waits_for_the_patch_that_writes_it(
                 group.start_soon(apply, client, patch(f"*** Update File: {path}", "-old", "+new"))
                 await anyio.to_thread.run_sync(reached.wait, 30)
                 group.start_soon(edit)
-                await anyio.sleep(0.3)  # the edit has reached the lock, or would have run
+                for _ in range(2000):  # ten seconds at most
+                    if edits_of(path) == 2:  # the patch, and the edit waiting for it
+                        break
+                    await anyio.sleep(0.005)
+                waiting = edits_of(path)
                 release.set()
     except Unavailable as exc:
         pytest.skip(str(exc))
     finally:
         release.set()
+    assert waiting == 2
     assert ok_text(edits[0]).startswith("Replaced in")
     assert path.read_text() == "newer\n"
 

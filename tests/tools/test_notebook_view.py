@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 from pathlib import Path
 from typing import Any
 
-import anyio
 import nbformat
 import pytest
 from fastmcp import Client
@@ -22,6 +22,7 @@ from nbformat.v3 import new_notebook as v3_notebook
 from nbformat.v3 import new_worksheet
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
+from boris.files.notebook import format as notebook_format
 from tests.support import error_text, ok_text
 from tests.support.inprocess import app_client
 from tests.support.notebooks import PNG, jupyter, sample
@@ -572,16 +573,27 @@ async def test_a_first_cell_cut_inside_names_the_cells_after_it(
     )
 
 
+def kept(path: Path) -> bool:
+    """Whether nbformat's verdict on ``path``, as it is now, is kept."""
+    return notebook_format._verdicts.get(notebook_format.identity(path.stat()))[0]
+
+
 async def test_a_settled_notebook_is_viewed_the_same_from_its_kept_verdict(
     client: Client[Any], case: Path
 ) -> None:
-    """A notebook unchanged for two seconds keeps its verdict and where its cells are:
-    the views after the first are made from them, and are the same."""
+    """A notebook unmodified for two seconds keeps its verdict and where its cells are:
+    the views after the first are made from them, and are the same. (Its modification
+    time is set into the past rather than waited for.)"""
     good = write(case / "good.ipynb", sample())
     bad = case / "bad.ipynb"
     bad.write_text('{"cells": [}\n')
-    await anyio.sleep(2.1)
+    for path in (good, bad):
+        past = path.stat().st_mtime_ns - 10**10  # ten seconds
+        os.utime(path, ns=(past, past))
+        assert not kept(path)
     first = [ok_text(await view(client, path)) for path in (good, bad)]
+    assert kept(good)
+    assert kept(bad)
     for _ in range(2):
         assert [ok_text(await view(client, path)) for path in (good, bad)] == first
     assert first[0] == SAMPLE_VIEW

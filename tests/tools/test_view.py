@@ -114,20 +114,35 @@ async def test_range_end_clamped(client: Client[Any], case: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("view_range", "asked"), [([1, 3000], "3000"), ([1, -1], "-1"), ([1, 99999], "99999")]
+    ("view_range", "note"),
+    [
+        (
+            [1, 3000],
+            "showing lines 1-2000 of the requested 1-3000. Use view_range [2001, 3000] to read on.",
+        ),
+        # -1 is "to the end" said in words, never "1--1" or a range ending in -1.
+        (
+            [1, -1],
+            "showing lines 1-2000 of the requested lines 1 to the end of the file. Use a "
+            "view_range starting at 2001 to read on.",
+        ),
+        (
+            [1, 99999],
+            "showing lines 1-2000 of the requested 1-99999. Use view_range [2001, 99999] to "
+            "read on.",
+        ),
+    ],
+    ids=["3000", "to the end", "99999"],
 )
 async def test_a_range_of_more_than_2000_lines_is_cut(
-    client: Client[Any], case: Path, view_range: list[int], asked: str
+    client: Client[Any], case: Path, view_range: list[int], note: str
 ) -> None:
     """One answer holds at most 2000 lines, whatever range is asked; the note says what
     to ask for next."""
     (case / "f.txt").write_text(numbered(3000))
     text = ok_text(await view(client, case / "f.txt", view_range))
-    assert text == "".join(f"{n:>4}\tline {n}\n" for n in range(1, 2001)) + (
-        f"\n[Truncated: showing lines 1-2000 of the requested 1-{asked}. "
-        f"Use view_range [2001, {asked}] to read on.]"
-    )
-    rest = ok_text(await view(client, case / "f.txt", [2001, int(asked)]))
+    assert text == "".join(f"{n:>4}\tline {n}\n" for n in range(1, 2001)) + f"\n[Truncated: {note}]"
+    rest = ok_text(await view(client, case / "f.txt", [2001, view_range[1]]))
     assert rest == "".join(f"{n}\tline {n}\n" for n in range(2001, 3001))
 
 

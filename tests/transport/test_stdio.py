@@ -269,12 +269,13 @@ DEEP = b"[" * 50_000 + b"]" * 50_000
             b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"a": ' + DEEP + b"}}",
             "Parse error: recursion limit exceeded at line 1 column 268",
         ),
-        # A lone surrogate makes the server read the line with a second JSON parser.
+        # A lone surrogate makes the server read the line with a second JSON parser; the
+        # line is refused as the first parser refuses it without the surrogate.
         (
             b'{"jsonrpc": "2.0", "id": 1, "method": "x", "params": {"s": "\\ud800", "a": '
             + DEEP
             + b"}}",
-            "Parse error: nested too deeply",
+            "Parse error: recursion limit exceeded at line 1 column 274",
         ),
         (
             b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "x": "\xff\xfe"}',
@@ -292,6 +293,32 @@ def test_unparsable_lines_get_a_parse_error(small: RawStdio, line: bytes, messag
     small.send(line)
     assert small.receive() == error({"code": -32700, "message": message})
     assert tools_list(small, 60) == len(DEFAULT_TOOLS)
+
+
+def deep_call(depth: int, surrogate: bytes) -> bytes:
+    """A bash call whose command is ``surrogate`` (a JSON string) and whose other argument
+    nests lists ``depth`` deep."""
+    return (
+        b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "bash", '
+        b'"arguments": {"command": ' + surrogate + b', "x": ' + b"[" * depth + b"]" * depth
+        + b"}}}"
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("depth", [150, 300, 600, 900, 980])
+def test_a_lone_surrogate_does_not_let_a_line_nest_deeper(small: RawStdio, depth: int) -> None:
+    """The second parser, which reads lone surrogates, reads deeper nesting than the first
+    (up to the interpreter's stack, which the rest of the server then runs out of): a
+    line it reads is refused as the same line without its surrogate is."""
+    small.send(deep_call(depth, b'"\\ud800"'))
+    with_surrogate = small.receive()
+    small.send(deep_call(depth, b'"\\u0030"'))
+    assert with_surrogate == small.receive()
+    if depth > 200:  # past the first parser's limit
+        assert with_surrogate["error"]["code"] == -32700
+    else:
+        assert with_surrogate["result"]["isError"] is True
+    assert tools_list(small, 62) == len(DEFAULT_TOOLS)
 
 
 def test_a_huge_malformed_line_is_refused_by_its_size(small: RawStdio) -> None:

@@ -40,8 +40,10 @@ _MAX_REASON = 300
 _WHITESPACE = " \t\n\r"
 #: Verdicts kept, the most recently used.
 _VERDICTS_KEPT = 256
-#: A file changed this shortly before it was read may have changed again within the same
-#: tick of the file system's clock (2 s on FAT): its verdict is not kept.
+#: A file modified this shortly before it was read may be modified again within the same
+#: tick of the file system's clock (2 s on FAT), its identity unchanged: its verdict is
+#: not kept. Its modification time says when its content last changed: a write sets it,
+#: and one that follows a time set back (a copy that keeps times) sets a new one anyway.
 _SETTLED_SECONDS = 2.0
 #: Notebooks larger than this are read and checked one at a time.
 _LARGE = 1 << 20
@@ -124,9 +126,9 @@ class _Verdicts:
         self, key: Identity | None, verdict: str | None, read: int, shape: _Shape | None = None
     ) -> None:
         """Keep the verdict on the file ``key`` names, read at ``read`` (ns): not if it
-        had changed within the clock's tick of that (it may have changed again since,
-        its times unchanged)."""
-        if key is None or read - key[4] < _SETTLED_SECONDS * 1e9:
+        had been modified within the clock's tick of that (it may have been modified
+        again since, its times unchanged)."""
+        if key is None or read - key[3] < _SETTLED_SECONDS * 1e9:
             return
         with self._lock:
             if key in self._kept:

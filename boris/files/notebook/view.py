@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from boris.errors import BorisError, Code
-from boris.files.lines import MAX_VIEW_LINES, Image, format_lines
+from boris.files.lines import MAX_VIEW_LINES, Image, LongLine, format_lines, text_line
 from boris.files.notebook.format import Notebook, multiline_text
 from boris.files.sniff import SNIFF_BYTES, image_type
 
@@ -163,9 +163,13 @@ class CellLines:
         self._number = number
         self._cell = cell
         self._images = images
-        self._source = multiline_text(cell["source"])
-        self._source_lines = self._source.count("\n") + (
-            1 if self._source and not self._source.endswith("\n") else 0
+        # The source as the notebook holds it (a string, or a list of lines): not joined,
+        # which would copy the whole of it to show its first lines.
+        source = cell["source"]
+        self._pieces: list[str] = [source] if isinstance(source, str) else list(source)
+        last = next((piece for piece in reversed(self._pieces) if piece), "")
+        self._source_lines = sum(piece.count("\n") for piece in self._pieces) + (
+            1 if last and not last.endswith("\n") else 0
         )
         self._cut = 0  # the lines last made
 
@@ -193,18 +197,31 @@ class CellLines:
 
     def _numbered(self, most: int) -> list[str]:
         """The source's first ``most`` lines in the view line format."""
-        if most <= 0 or not self._source:
-            return []
         count = min(most, self._source_lines)
-        raw = []
-        at = 0
-        source = self._source
-        for _ in range(count):
-            newline = source.find("\n", at)
-            end = len(source) if newline < 0 else newline
-            # Not splitlines(): a lone CR or a line separator is part of a line, as in view.
-            raw.append(source[at:end].encode("utf-8", "surrogatepass"))
-            at = end + 1
+        raw: list[bytes | LongLine] = []
+        begun: list[str] = []  # a line's parts in the pieces before this one
+        for piece in self._pieces:
+            if len(raw) == count:
+                break
+            at = 0
+            while len(raw) < count:
+                newline = piece.find("\n", at)
+                if newline < 0:
+                    if at < len(piece):
+                        begun.append(piece[at:])
+                    break
+                # Not splitlines(): a lone CR or a line separator is part of a line, as
+                # in view; a long line is not copied, only what is shown of it.
+                if begun:
+                    whole = "".join([*begun, piece[at:newline]])
+                    begun = []
+                    raw.append(text_line(whole, 0, len(whole)))
+                else:
+                    raw.append(text_line(piece, at, newline))
+                at = newline + 1
+        if len(raw) < count:  # the last line, without a newline
+            whole = "".join(begun)
+            raw.append(text_line(whole, 0, len(whole)))
         return format_lines(raw, 1).split("\n")[:-1]
 
     def going_on(self) -> str:

@@ -97,7 +97,7 @@ def test_a_notebook_read_lazily_shows_as_one_read_whole(
 
 def test_a_verdict_is_not_kept_for_a_file_that_just_changed() -> None:
     data = jupyter(sample()).encode()
-    just = (0, next(_inodes), len(data), 0, 2**62)  # changed "now", as far as time goes
+    just = (0, next(_inodes), len(data), 2**62, 2**62)  # modified "now", as far as time goes
     notebook_format.parse(data, just)
     assert isinstance(notebook_format.parse(data, just).cells, list)
 
@@ -147,11 +147,14 @@ def test_the_places_of_cells_kept_are_bounded_the_least_recently_used_go_first()
 
 
 def test_a_verdict_is_kept_for_a_file_unchanged_for_two_seconds() -> None:
-    """The file system's clock may tick as slowly as every 2 s: a file changed less
-    than that before it was read may change again with the same times."""
+    """The file system's clock may tick as slowly as every 2 s: a file modified less
+    than that before it was read may be modified again with the same times. Its
+    modification time decides: one set into the past (its change time is now) is
+    settled, since a later write sets a new one."""
     verdicts = notebook_format._Verdicts()
     read = time.time_ns()
-    settled, changing = (0, 1, 0, 0, read - 2_000_000_000), (0, 2, 0, 0, read - 1_999_999_999)
+    settled = (0, 1, 0, read - 2_000_000_000, read)
+    changing = (0, 2, 0, read - 1_999_999_999, read - 1_999_999_999)
     verdicts.keep(settled, "not valid", read)
     verdicts.keep(changing, "not valid", read)
     assert verdicts.get(settled) == (True, "not valid", None)
