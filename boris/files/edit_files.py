@@ -303,9 +303,17 @@ class _PathLocks:
                 else:
                     self._locks[path] = (lock, users - 1)
 
+    def users(self, path: str) -> int:
+        """How many edits hold or wait for the lock of ``path`` now."""
+        with self._guard:
+            return self._locks.get(path, (None, 0))[1]
 
+
+_locks = _PathLocks()
 #: Serialises the read-modify-write of str_replace, insert and create_file per file.
-editing = _PathLocks().hold
+editing = _locks.hold
+#: How many edits hold or wait for a file's lock (what a test waits on).
+edits_of = _locks.users
 
 
 def write_failure(path: str, exc: OSError, *, existed: bool) -> BorisError:

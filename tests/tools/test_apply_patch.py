@@ -968,8 +968,7 @@ async def test_a_cancelled_patch_changes_nothing(
 
 def edits_of(path: Path) -> int:
     """How many edits hold or wait for the lock of ``path``, as the locks count them."""
-    locks = vars(edit_files)["editing"].__self__._locks
-    return int(locks.get(str(path), (None, 0))[1])
+    return edit_files.edits_of(str(path))
 
 
 async def test_an_edit_of_a_file_waits_for_the_patch_that_writes_it(
