@@ -16,7 +16,7 @@ from boris.errors import BorisError, Code
 from boris.files.access import FileAccess
 from boris.search.selection import FileFilter, search_root, tree_files
 from boris.stop import Stop
-from boris.structure.symbols import literal_pattern, name_parts, run_files
+from boris.structure.symbols import name_parts, run_files
 from boris.structure.task import NAMES, PLACES, NameQuery, StructureTask, parse_place
 
 #: Definitions listed at most when a name names several.
@@ -43,9 +43,7 @@ def locate(access: FileAccess, path: str, symbol: str, stop: Stop | None = None)
     files = (
         [(label, root)] if label is not None else tree_files(root, FileFilter(), access.scope, stop)
     )
-    task = StructureTask(
-        PLACES, access.max_size, NameQuery(parts=parts), literal_pattern(parts[-1])
-    )
+    task = StructureTask(PLACES, access.max_size, NameQuery(parts=parts), parts[-1])
     found = [
         (file_label, file_path, parse_place(line))
         for file_label, file_path, lines in run_files(task, iter(files), stop)
