@@ -32,14 +32,68 @@ DEFINES = 6
 USES = 22
 LONGER_ONLY = 30
 
-WORDS = (
-    "cache buffer client server header value entry record node tree queue stream "
-    "token session request response config option filter handler reader writer "
-    "parser packet frame block index table column schema module package source "
-    "target result status event signal timer worker task job batch limit range"
-).split()
-VERBS = "load store read write open close parse format check build apply merge".split()
-GO_TYPES = "string int int64 bool []byte error float64 uint32".split()
+WORDS = [
+    "cache",
+    "buffer",
+    "client",
+    "server",
+    "header",
+    "value",
+    "entry",
+    "record",
+    "node",
+    "tree",
+    "queue",
+    "stream",
+    "token",
+    "session",
+    "request",
+    "response",
+    "config",
+    "option",
+    "filter",
+    "handler",
+    "reader",
+    "writer",
+    "parser",
+    "packet",
+    "frame",
+    "block",
+    "index",
+    "table",
+    "column",
+    "schema",
+    "module",
+    "package",
+    "source",
+    "target",
+    "result",
+    "status",
+    "event",
+    "signal",
+    "timer",
+    "worker",
+    "task",
+    "job",
+    "batch",
+    "limit",
+    "range",
+]
+VERBS = [
+    "load",
+    "store",
+    "read",
+    "write",
+    "open",
+    "close",
+    "parse",
+    "format",
+    "check",
+    "build",
+    "apply",
+    "merge",
+]
+GO_TYPES = ["string", "int", "int64", "bool", "[]byte", "error", "float64", "uint32"]
 
 
 def capital(word: str) -> str:

@@ -166,6 +166,9 @@ class Pages:
             while len(self._kept) > MAX_SEARCHES:
                 self._kept.popitem(last=False)
 
+    def __len__(self) -> int:
+        return len(self._kept)
+
     def clear(self) -> None:
         with self._lock:
             self._kept.clear()
