@@ -9,8 +9,10 @@ for the same search at an offset at or past the page's goes on from there; any o
 call searches from the start, as without it.
 
 Bounded: a few searches per session (the least recently made is dropped), each holding
-at most ``MAX_CHARS`` characters of lines (a search that would hold more keeps none:
-its next page searches from the start), for ``MAX_AGE`` seconds.
+at most ``MAX_CHARS`` characters of lines (past them, the files the workers were given
+are searched again for the next page), all sessions' together at most
+``MAX_TOTAL_CHARS`` (the oldest search of any session is dropped), for ``MAX_AGE``
+seconds.
 
 Dropped when the tree may have changed, told cheaply:
 - a write through this server since (any tool call that is not read-only, bash
@@ -29,6 +31,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+import weakref
 from collections import OrderedDict, deque
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
@@ -36,9 +39,11 @@ from dataclasses import dataclass, field
 from boris.changes import writes
 from boris.stop import Stop
 
-#: Searches kept per session, the characters of lines each may hold, and for how long.
+#: Searches kept per session, the characters of lines each may hold, those every
+#: session's may hold together, and for how long.
 MAX_SEARCHES = 4
-MAX_CHARS = 2_000_000
+MAX_CHARS = 1_000_000
+MAX_TOTAL_CHARS = 16_000_000
 MAX_AGE = 600.0
 
 #: What a kept file's state is compared by.
@@ -74,9 +79,12 @@ class Resume:
     signatures: dict[str, Signature | None] = field(default_factory=dict)
     writes: int = 0
     made: float = 0.0
+    #: The characters of its lines.
+    chars: int = 0
 
     def stamp(self) -> Resume:
-        """Note the state of what it keeps, now."""
+        """Note the state of what it keeps, now, and its size."""
+        self.chars = sum(len(line) + 1 for line in self.lines)
         self.signatures = {path: signature(path) for path in set(self.paths)}
         self.writes = writes()
         self.made = time.monotonic()
@@ -148,6 +156,8 @@ class Pages:
     def __init__(self) -> None:
         self._kept: OrderedDict[Hashable, Resume] = OrderedDict()
         self._lock = threading.Lock()
+        with _every_lock:
+            _every.add(self)
 
     def take(self, key: Hashable, offset: int) -> Resume | None:
         """The search ``key`` to go on from for a page at ``offset``, if one is kept
@@ -160,11 +170,21 @@ class Pages:
         return resume if resume.current() else None
 
     def keep(self, key: Hashable, resume: Resume) -> None:
-        with self._lock:
+        with _every_lock, self._lock:
             self._kept[key] = resume
             self._kept.move_to_end(key)
             while len(self._kept) > MAX_SEARCHES:
                 self._kept.popitem(last=False)
+        _within_total()
+
+    def sizes(self) -> list[tuple[float, Hashable, int]]:
+        """When each search it keeps was made, its key, its characters of lines."""
+        with self._lock:
+            return [(resume.made, key, resume.chars) for key, resume in self._kept.items()]
+
+    def drop(self, key: Hashable) -> None:
+        with self._lock:
+            self._kept.pop(key, None)
 
     def __len__(self) -> int:
         return len(self._kept)
@@ -172,3 +192,21 @@ class Pages:
     def clear(self) -> None:
         with self._lock:
             self._kept.clear()
+
+
+#: Every session's pages, for the bound on them all.
+_every: weakref.WeakSet[Pages] = weakref.WeakSet()
+_every_lock = threading.Lock()
+
+
+def _within_total() -> None:
+    """Drop the oldest searches of any session until all of them hold at most
+    MAX_TOTAL_CHARS characters of lines."""
+    with _every_lock:
+        kept = [(made, pages, key, chars) for pages in _every for made, key, chars in pages.sizes()]
+        total = sum(chars for *_, chars in kept)
+        for _, pages, key, chars in sorted(kept, key=lambda entry: entry[0]):
+            if total <= MAX_TOTAL_CHARS:
+                return
+            pages.drop(key)
+            total -= chars

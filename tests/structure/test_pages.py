@@ -190,6 +190,22 @@ def test_a_session_keeps_a_few_searches(tmp_path: Path) -> None:
     assert len(kept) == 0
 
 
+def test_every_session_together_keeps_a_bounded_amount(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the bound on what all sessions keep, the oldest search of any is dropped."""
+    write_code(tmp_path, 6)
+    access = open_access(tmp_path)
+    first, second = Pages(), Pages()
+    request = symbols.Request(name="Get", references=True, head_limit=1)
+    symbols.run(access, request, None, first)
+    size = sum(chars for _, _, chars in first.sizes())
+    assert size > 0
+    monkeypatch.setattr(pages_module, "MAX_TOTAL_CHARS", size)
+    symbols.run(access, request, None, second)
+    assert (len(first), len(second)) == (0, 1)
+
+
 @pytest.fixture
 async def client(tmp_path: Path) -> AsyncIterator[Client[Any]]:
     async with app_client("--allow-dir", str(tmp_path), workdir=tmp_path) as connected:
