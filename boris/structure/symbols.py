@@ -8,7 +8,9 @@ files and by grep's worker processes (boris.search.pool) beyond, results read ba
 order. Every mode pages as grep does (``head_limit``, ``offset``, the 30,000-character
 cap with a line saying where to go on):
 - a file's outline and a search by name or for references page over lines, in walk
-  order, and stop once the page is full;
+  order, and stop once the page is full; a search by name keeps where it stopped, and
+  the lines the workers found past the page, in the session (boris.structure.pages):
+  its next page goes on from there rather than searching from the start again;
 - a directory's map pages over files, newest first (as grep lists files): their
   modification times are known from the walk, so a file before the offset or after
   the page is never parsed.
