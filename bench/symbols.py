@@ -266,21 +266,16 @@ def process_cpu(pid: int) -> float:
 
 
 def alternating_medians(
-    runs: dict[str, tuple[Callable[[], object], int]],
-    count: int,
-    before: Callable[[int], object] | None = None,
+    runs: dict[str, tuple[Callable[[], object], int]], count: int
 ) -> dict[str, Timed]:
     """Each of ``runs`` (label -> the call, its server's pid) timed: one warm-up each,
-    then ``count`` rounds, each running every call once in turn (after ``before(pid)``,
-    untimed, if given)."""
+    then ``count`` rounds, each running every call once in turn."""
     for run, _ in runs.values():
         run()  # warm-up: page cache, lazy imports, compiled patterns, grammars, workers
     times: dict[str, list[float]] = {label: [] for label in runs}
     cpu = dict.fromkeys(runs, 0.0)
     for _ in range(count):
         for label, (run, pid) in runs.items():
-            if before is not None:
-                before(pid)
             used = process_cpu(pid)
             start = time.perf_counter()
             run()
@@ -355,14 +350,8 @@ FIRST_LABEL = "common: the first call in a fresh server"
 NEXT_OFFSET = re.compile(r"call again with offset: (\d+)\.\]$")
 
 
-def write_through(session: RawServer) -> None:
-    """A call that may write (bash): the server drops the pages it kept."""
-    session.call("bash", {"command": "true"})
-
-
 def read_pages(server: Server, tree: str, most: int) -> list[float]:
     """Each page's time, read one after another as a client goes through them."""
-    write_through(server.session)
     times = []
     offset = 0
     while True:
@@ -413,8 +402,10 @@ def time_first_call(checkouts: list[str | None], root: Path, runs: int) -> None:
         for index, checkout in enumerate(checkouts):
             with RawServer(boris_command(root), cwd=checkout) as session:
                 session.initialize()
+                # Over STDIO the first answers come while the app loads: a call waits
+                # for it, so that the symbols call's time is its own.
+                session.call("bash", {"command": "true"})
                 for times in (first, warm, warm):
-                    write_through(session)  # the same page again is searched again
                     start = time.perf_counter()
                     session.call("symbols", arguments)
                     times[index].append(time.perf_counter() - start)
@@ -440,10 +431,7 @@ def time_call(call: Call, servers: list[Server], runs: int) -> None:
         )
         if call.grep is not None:
             timed[f"grep {index}"] = (partial(server.session.call, "grep", call.grep), pid)
-    sessions = {server.session.pid: server.session for server in servers}
-    # A page of a search by name is kept for the next one (the same page asked again
-    # is not searched again): a write through the server drops what was kept.
-    medians = alternating_medians(timed, runs, lambda pid: write_through(sessions[pid]))
+    medians = alternating_medians(timed, runs)
     if len(servers) > 1:
         print(call.label)
     for index, server in enumerate(servers):

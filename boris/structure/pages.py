@@ -5,8 +5,8 @@ A page of definitions or references is full long before the search is over. What
 keeps (:class:`Resume`): the lines found from the page's offset on (the page's own, and
 those the workers had already found for the files they were given), the files taken
 from the walk and not yet searched, and the walk itself, suspended where it was. A call
-for the same search at an offset at or past the page's goes on from there; any other
-call searches from the start, as without it.
+for a later page of the same search (an offset past 0, at or past the page's) goes on
+from there; any other call, a first page too, searches from the start, as without it.
 
 Bounded: a few searches per session (the least recently made is dropped), each holding
 at most ``MAX_CHARS`` characters of lines (past them, the files the workers were given

@@ -93,7 +93,9 @@ def run(
     if mode == MAP:
         return _map(task, tree_entries(root, files, access.scope, stop), request, stop)
     key = (root, task, request.include, request.file_type)
-    resume = pages.take(key, request.offset) if pages is not None else None
+    # A later page goes on from where the last one stopped; a first page is a search
+    # from the start, whatever was kept.
+    resume = pages.take(key, request.offset) if pages is not None and request.offset else None
     if resume is None:
         relay = Relay()
         entries = tree_entries(root, files, access.scope, relay)

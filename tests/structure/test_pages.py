@@ -179,6 +179,18 @@ def test_a_write_through_the_server_drops_what_was_kept(tmp_path: Path) -> None:
         added.unlink()
 
 
+def test_a_first_page_is_searched_from_the_start(tmp_path: Path) -> None:
+    write_code(tmp_path, 30)
+    access = open_access(tmp_path)
+    kept = Pages()
+    request = symbols.Request(name="Get", references=True, head_limit=3)
+    symbols.run(access, request, None, kept)
+    (tmp_path / "d0" / "a_first.py").write_text(PY.format(n=0))
+    again = symbols.run(access, request, None, kept)
+    assert again.startswith("d0/a_first.py:")
+    assert again == symbols.run(access, request)
+
+
 def test_a_session_keeps_a_few_searches(tmp_path: Path) -> None:
     write_code(tmp_path, 6)
     access = open_access(tmp_path)
