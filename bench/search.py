@@ -1,10 +1,12 @@
 r"""grep and glob speed on a large tree, through one real Boris session, against ripgrep.
 
-Usage: python bench/search.py [CORPUS] [--runs N] [--corpus-dir DIR]
+Usage: python bench/search.py [CORPUS] [--runs N] [--corpus-dir DIR] [--common]
 
 Without CORPUS it builds (once, then reuses) a copy of the running Python's standard
 library and site-packages under --corpus-dir; its size (files and GB of regular files)
-is printed first, as it depends on what the interpreter has installed. It starts Boris
+is printed first, as it depends on what the interpreter has installed. ``--common``
+searches bench/codetree.py's generated tree instead (built once under --corpus-dir),
+where ``Get``, looked for by two of the searches, is a common name. It starts Boris
 over STDIO with the corpus as its workdir and, in that one session, times each search: a
 warm-up call, then the median of --runs calls, measured from sending the request to
 reading the reply.
@@ -55,6 +57,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from codetree import build as build_common
 from procs import exit_cleanly_on_sigterm, load_average, memory_kib, print_memory
 from rawrpc import RawServer, boris_command
 
@@ -109,6 +112,19 @@ SEARCHES = [
         {"pattern": "import os", "case_insensitive": True},
         [*RG_GREP, "-l", "-i", "import os"],
     ),
+    Search(
+        r"grep '\bGet\b' files_with_matches",
+        "grep",
+        {"pattern": r"\bGet\b"},
+        [*RG_GREP, "-l", r"\bGet\b"],
+    ),
+    Search(
+        r"grep '\bGet\b' content head 300",
+        "grep",
+        {"pattern": r"\bGet\b", "output_mode": "content", "head_limit": 300},
+        [*RG_GREP, "-n", r"\bGet\b"],
+        rg_lines=300,
+    ),
     Search("glob '**/*.py'", "glob", {"pattern": "**/*.py"}, [*RG_FILES, "**/*.py"]),
     Search("glob '*.txt'", "glob", {"pattern": "*.txt"}, [*RG_FILES, "*.txt"]),
 ]
@@ -145,6 +161,17 @@ def build_corpus(target: Path) -> Path:
             tree, target / f"{index}-{tree.name}", symlinks=True, ignore_dangling_symlinks=True
         )
     marker.write_text("")
+    return target
+
+
+def build_common_corpus(target: Path) -> Path:
+    marker = target.parent / ".boris-bench-common-complete"
+    if not marker.exists():
+        if target.exists():
+            shutil.rmtree(target)
+        print("writing the generated tree ...", file=sys.stderr)
+        build_common(target)
+        marker.write_text("")
     return target
 
 
@@ -202,11 +229,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "boris-search-corpus"),
         help="where the default corpus is built and kept",
     )
+    parser.add_argument(
+        "--common", action="store_true", help="search bench/codetree.py's generated tree"
+    )
     args = parser.parse_args(argv)
     exit_cleanly_on_sigterm()
     if args.runs < 1:
         parser.error("--runs must be at least 1")
-    corpus = Path(args.corpus).resolve() if args.corpus else build_corpus(Path(args.corpus_dir))
+    if args.corpus:
+        corpus = Path(args.corpus).resolve()
+    elif args.common:
+        corpus = build_common_corpus(Path(args.corpus_dir) / "common")
+    else:
+        corpus = build_corpus(Path(args.corpus_dir))
     files, size = corpus_size(corpus)
     print(f"corpus: {corpus} ({files:,} files, {size / 1024**3:.2f} GB of regular files)")
     rg = find_rg()

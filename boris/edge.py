@@ -49,6 +49,7 @@ from pydantic import Field, Strict, TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
 
 from boris.arguments import check_arguments
+from boris.changes import wrote
 from boris.errors import BorisError, Code
 from boris.text import printable
 from boris.tools import Unlisted
@@ -114,7 +115,12 @@ class EdgeTool(FunctionTool):
         return served
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        # A call that may write counts as one as it starts and as it ends: what a
+        # search kept for its next page while it ran is not used after it.
+        writes = self.annotations is None or not self.annotations.read_only_hint
         try:
+            if writes:
+                wrote()
             check_arguments(arguments, self.accepted, self.aliases)
             arguments, given_as = self._listed_names(arguments)
             self._refuse_invalid(arguments, given_as)
@@ -123,6 +129,9 @@ class EdgeTool(FunctionTool):
             return failure(error)
         except ValidationError as exc:  # fastmcp's, not pydantic's: said as it is
             return failure(BorisError(Code.INVALID_INPUT, str(exc)))
+        finally:
+            if writes:
+                wrote()
         try:
             return _printable(result, self.name)
         except BorisError as error:

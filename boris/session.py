@@ -32,6 +32,7 @@ from boris.shell.environment import child_environment, for_commands
 from boris.shell.processes import KILL_GRACE, Descendants
 from boris.shell.tasks import Endable, TaskTable
 from boris.structure.edit_syntax import syntax_check
+from boris.structure.pages import Pages
 
 if TYPE_CHECKING:
     from fastmcp import Context
@@ -77,6 +78,8 @@ class Session:
     runtime: Runtime
     cwd: str
     tasks: TaskTable = field(default_factory=TaskTable)
+    #: Where its symbols searches stopped, for their next pages.
+    pages: Pages = field(default_factory=Pages)
     # Sync tools run in worker threads, so shared state is guarded by a real lock.
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     #: The files viewed or written, with what was seen of each (None: nothing to see,
@@ -174,6 +177,7 @@ class Session:
         make sure they are gone.
         """
         tasks = self.tasks.close()
+        self.pages.clear()
         log.debug("session %s closed, %d background task(s) terminated", self.id, len(tasks))
         return tasks
 

@@ -134,7 +134,24 @@ TSX = Language(
     assigned_definitions=True,
     identifiers=_DESTRUCTURED,
 )
-GO = Language("Go", "go", "tree_sitter_go", "language", (".go",))
+GO = Language(
+    "Go",
+    "go",
+    "tree_sitter_go",
+    "language",
+    (".go",),
+    # A function, or a method after its receiver; else a name first on a line, after
+    # type, var or const, or after other names and a comma (a group's specs, an
+    # interface's methods, "var a, b int"), there or after ";" or "{" (one-line
+    # interfaces). Never after "//": a doc comment names the definition it precedes.
+    definition_sites=(
+        r"(?m)func[ \t]*(?:\((?:[^()]|\([^()]*\))*\)[ \t]*)?{name}(?:[^\w$]|\z)"
+        r"|(?:^|[;{])[ \t]*(?:(?:type|var|const)[ \t]+)?(?:[\w$]+[ \t]*,[ \t]*)*{name}"
+        r"(?:[^\w$]|\z)"
+    ),
+    # A declaration at the start of a line: nothing before it continues into it.
+    top_level_start=re.compile(rb"(?m)^(?:func|type|var|const|import)\b"),
+)
 RUST = Language("Rust", "rust", "tree_sitter_rust", "language", (".rs",))
 JAVA = Language("Java", "java", "tree_sitter_java", "language", (".java",))
 C = Language("C", "c", "tree_sitter_c", "language", (".c",))

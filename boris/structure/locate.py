@@ -17,7 +17,7 @@ from boris.files.access import FileAccess
 from boris.search.pool import Skipped
 from boris.search.selection import FileFilter, search_root, tree_files
 from boris.stop import Stop
-from boris.structure.symbols import literal_pattern, name_parts, run_files, skipped_error
+from boris.structure.symbols import name_parts, run_files, skipped_error
 from boris.structure.task import NAMES, PLACES, NameQuery, StructureTask, parse_place
 
 #: Definitions listed at most when a name names several.
@@ -44,9 +44,7 @@ def locate(access: FileAccess, path: str, symbol: str, stop: Stop | None = None)
     files = (
         [(label, root)] if label is not None else tree_files(root, FileFilter(), access.scope, stop)
     )
-    task = StructureTask(
-        PLACES, access.max_size, NameQuery(parts=parts), literal_pattern(parts[-1])
-    )
+    task = StructureTask(PLACES, access.max_size, NameQuery(parts=parts), parts[-1])
     found = []
     for file_label, file_path, lines in run_files(task, iter(files), stop):
         if isinstance(lines, Skipped):

@@ -35,6 +35,12 @@ def occurrences(name: str, text: bytes) -> list[tuple[int, int]]:
     return _spans(_word_search(name), text)
 
 
+def holds(name: str, text: bytes) -> bool:
+    """Whether ``name`` stands in ``text`` outside a longer word (as :func:`occurrences`
+    finds it): a file that does not is neither parsed nor searched further."""
+    return name.encode() in text and _word_search(name)(text, 0, len(text))[0][0] >= 0
+
+
 def definition_sites(name: str, text: bytes, language: Language) -> list[tuple[int, int]]:
     """The occurrences of ``name`` where a definition may name it (a superset: the
     syntax tree decides): where the language's ``definition_sites`` says, else wherever

@@ -8,7 +8,9 @@ files and by grep's worker processes (boris.search.pool) beyond, results read ba
 order. Every mode pages as grep does (``head_limit``, ``offset``, the 30,000-character
 cap with a line saying where to go on):
 - a file's outline and a search by name or for references page over lines, in walk
-  order, and stop once the page is full;
+  order, and stop once the page is full; a search by name keeps where it stopped, and
+  the lines the workers found past the page, in the session (boris.structure.pages):
+  its next page goes on from there rather than searching from the start again;
 - a directory's map pages over files, newest first (as grep lists files): their
   modification times are known from the walk, so a file before the offset or after
   the page is never parsed.
@@ -35,6 +37,7 @@ from boris.search.walk import newest_first
 from boris.stop import Stop, check
 from boris.structure import languages
 from boris.structure.languages import KINDS, Language
+from boris.structure.pages import MAX_CHARS, Gate, Pages, Relay, Resume
 from boris.structure.source import Part, Source, language_of, source_of
 from boris.structure.task import (
     DEFINITIONS,
@@ -63,9 +66,13 @@ class Request:
     offset: int = 0
 
 
-def run(access: FileAccess, request: Request, stop: Stop | None = None) -> str:
+def run(
+    access: FileAccess, request: Request, stop: Stop | None = None, pages: Pages | None = None
+) -> str:
     """Check a symbols call's arguments (input first, then the path, as every file
-    tool) and run it. Raises :class:`~boris.stop.Stopped` soon after ``stop`` is set."""
+    tool) and run it. Raises :class:`~boris.stop.Stopped` soon after ``stop`` is set.
+    A search by name goes on from where an earlier page of it stopped, if ``pages``
+    kept that (see :mod:`boris.structure.pages`), and keeps where this one stops."""
     query, task_mode = _query(request)
     files = file_filter(request.include, "include", request.file_type)
     root, label = search_root(access, request.path)
@@ -73,12 +80,23 @@ def run(access: FileAccess, request: Request, stop: Stop | None = None) -> str:
         return _one_file(access, root, label, files, request, query, task_mode, stop)
     mode = MAP if task_mode == OUTLINE else task_mode
     task = StructureTask(mode, access.max_size, query, _prefilter(query, mode))
-    entries = tree_entries(root, files, access.scope, stop)
     if mode == MAP:
-        return _map(task, entries, request, stop)
-    candidates = ((label, entry.path) for label, entry in entries if _may_read(entry.name))
+        return _map(task, tree_entries(root, files, access.scope, stop), request, stop)
+    key = (root, task, request.include, request.file_type)
+    # A later page goes on from where the last one stopped; a first page is a search
+    # from the start, whatever was kept.
+    resume = pages.take(key, request.offset) if pages is not None and request.offset else None
+    if resume is None:
+        relay = Relay()
+        entries = tree_entries(root, files, access.scope, relay)
+        walk = ((label, entry.path) for label, entry in entries if _may_read(entry.name))
+        resume = Resume(0, [], [], [], walk, relay)
+    resume.relay.current = stop
     skipped: list[str] = []
-    lines = _lines(task, candidates, request, stop, skipped)
+    lines, after = _lines(task, resume, request, stop, skipped)
+    if pages is not None:
+        after.relay.current = None
+        pages.keep(key, after)
     if lines is None:
         lines = "No references found" if mode == REFERENCES else "No definitions found"
     return lines + skipped_note(skipped) if skipped else lines
@@ -141,20 +159,11 @@ def check_pattern(pattern: str) -> None:
 
 
 def _prefilter(query: NameQuery, mode: str) -> str | None:
-    """The grep pattern a file must match to be parsed: the name's last part, as grep
-    would look for it (a literal: RE2 finds it fastest; where it stands alone, and where
-    a definition may name it, is looked at next, in Python, in the few files that hold
-    it)."""
+    """The name a file must hold as a word to be read further: the name's last part
+    (where a definition may name it is looked at next, in the few files that hold it)."""
     if mode not in (DEFINITIONS, REFERENCES) or not query.parts:
         return None
-    return literal_pattern(query.parts[-1])
-
-
-def literal_pattern(word: str) -> str:
-    import re2
-
-    escaped: str = re2.escape(word)
-    return escaped
+    return query.parts[-1]
 
 
 def _may_read(name: str) -> bool:
@@ -262,38 +271,70 @@ def skipped_error(label: str, skipped: Skipped) -> BorisError:
 
 def _lines(
     task: StructureTask,
-    files: Iterator[tuple[str, str]],
+    resume: Resume,
     request: Request,
     stop: Stop | None,
     skipped: list[str],
-) -> str | None:
-    """The page of a search by name or for references; None when nothing was found.
-    The files the parser could not finish are added to ``skipped``."""
+) -> tuple[str | None, Resume]:
+    """The page of a search by name or for references, going on from ``resume``; None
+    when nothing was found. Then where the search stands, to go on from for a later
+    page. The files the parser could not finish are added to ``skipped``."""
     offset, head_limit = request.offset, request.head_limit
     wanted = offset + head_limit if head_limit else None
-    kept: list[str] = []
-    produced = 0
-    chars = 0
+    # The lines found from the offset on and the file of each; every line found counts.
+    lines, paths = resume.lines[offset - resume.start :], resume.paths[offset - resume.start :]
+    produced = resume.start + len(resume.lines)
+    chars = sum(len(line) + 1 for line in lines)
+    files = Gate(resume.files, resume.walk)
+
+    def full() -> bool:
+        return (wanted is not None and produced >= wanted) or chars > LIMIT + 1
+
+    def take(label: str, path: str, found: list[str]) -> None:
+        nonlocal produced, chars
+        produced += len(found)
+        new = found[max(len(found) - (produced - offset), 0) :]  # those from the offset on
+        lines.extend(new)
+        paths.extend([path] * len(new))
+        chars += sum(len(line) + 1 for line in new)
+        files.searched(label, path)
+
+    if full():  # by the lines kept from before: nothing is searched
+        after = Resume(offset, lines, paths, resume.files, resume.walk, resume.relay)
+        return paged(lines, None, head_limit, offset, "line"), after.stamp()
     results = run_files(task, files, stop)
     try:
-        for label, _, lines in results:
-            if isinstance(lines, Skipped):
-                skipped.append(f"{label} ({why_skipped(lines)})")
+        for label, path, found in results:
+            if isinstance(found, Skipped):
+                skipped.append(f"{label} ({why_skipped(found)})")
+                files.searched(label, path)
                 continue
-            for line in lines:
-                produced += 1
-                if produced > offset:
-                    kept.append(line)
-                    chars += len(line) + 1
-            if (wanted is not None and produced >= wanted) or chars > LIMIT + 1:
+            take(label, path, found)
+            if full():
                 break
+        else:
+            files.searched_all()
+        # The page is full: the walk gives no more, and the lines of the files the
+        # workers were given already are kept for the next page, while they fit.
+        files.closed = True
+        for label, path, found in results:
+            if isinstance(found, Skipped):
+                files.searched(label, path)  # its note goes with this page's
+                skipped.append(f"{label} ({why_skipped(found)})")
+                continue
+            if chars + sum(len(line) + 1 for line in found) > MAX_CHARS:
+                break
+            take(label, path, found)
+        else:
+            files.searched_all()
     finally:
         results.close()  # an early stop lets workers finish and go back idle
+    after = Resume(offset, lines, paths, files.left(), files.walk, resume.relay).stamp()
     if produced == 0:
-        return None
+        return None, after
     # The page is cut only after a break, when more lines may follow uncounted: the
     # lines kept till the end of the search are at most LIMIT characters.
-    return paged(kept, None, head_limit, offset, "line")
+    return paged(lines, None, head_limit, offset, "line"), after
 
 
 def _map(

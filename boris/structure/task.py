@@ -25,14 +25,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from boris.search.file_search import compiled
 from boris.search.file_text import read_text_file
 from boris.search.frames import string_list
 from boris.stop import Stop, check
 from boris.structure.definitions import Definition, definitions
 from boris.structure.grammars import parse
 from boris.structure.languages import Language, is_notebook
-from boris.structure.references import definition_sites, occurrences, references
+from boris.structure.references import definition_sites, holds, occurrences, references
 from boris.structure.source import Part, Source, language_of, source_of
 from boris.text import printable
 
@@ -114,7 +113,8 @@ class StructureTask:
     mode: str
     max_size: int
     query: NameQuery = NameQuery()
-    #: A grep pattern a file must match to be parsed (the name as a word), if any.
+    #: The name a file must hold to be read further: as a word, as grep's ``\bname\b``
+    #: would find it (a notebook, whose JSON may escape what precedes it, as text).
     prefilter: str | None = None
     #: The longest a worker may take over one file.
     seconds: float = FILE_SECONDS
@@ -176,12 +176,14 @@ class StructureTask:
         is told binary, or not a regular file, only once it holds the name (where a
         definition may name it, for a search for definitions): most files do not, and
         are spared the look."""
-        if self.prefilter is None:
+        word = self.prefilter
+        if word is None:
             return read_text_file(path, self.max_size)
-        matcher = compiled(self.prefilter, False, False)
+        notebook = is_notebook(name)
 
         def wanted(data: bytes) -> bool:
-            return matcher.matches(matcher.prepare(data)) and self._may_define(data, name, language)
+            found = word.encode() in data if notebook else holds(word, data)
+            return found and self._may_define(data, name, language)
 
         return read_text_file(path, self.max_size, wanted)
 
@@ -296,11 +298,14 @@ def definition_line(label: str, part: Part, d: Definition, lines: list[bytes]) -
 
 def reference_lines(label: str, source: Source, name: str) -> Iterator[str]:
     for part in source.parts:
-        if name.encode() not in part.text:
+        spans = occurrences(name, part.text)
+        if not spans:
             continue
-        tree = parse(source.language, part.text)
+        # As much of the part as holds every occurrence in whole top-level statements:
+        # what encloses each reads alike with or without the rest.
+        tree = parse(source.language, part.text, spans[-1][1])
         # The definitions that meet an occurrence: those it names, those it lies in.
-        found = definitions(tree, source.language, occurrences(name, part.text))
+        found = definitions(tree, source.language, spans)
         lines = part.text.split(b"\n")
         starts = _line_starts(lines)
         cell = f"cell {part.cell}:" if part.cell is not None else ""

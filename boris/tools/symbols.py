@@ -88,6 +88,6 @@ async def symbols(
             head_limit=head_limit,
             offset=offset,
         )
-        return engine.run(files, request, stop)
+        return engine.run(files, request, stop, session.pages)
 
     return await session.blocking(run, stop)

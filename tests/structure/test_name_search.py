@@ -205,3 +205,85 @@ def test_a_search_by_qualified_name_finds_what_the_whole_outline_holds() -> None
             assert found == wanted, (path, name)
             checked += 1
     assert checked > 300 // SAMPLE_STEP
+
+
+# --- Go: where a definition may name something, how far a file is parsed ----------------
+
+GO_FORMS = """\
+package shapes
+
+import "fmt"
+
+// Get is named in a doc comment; c.Get and Get() below are uses.
+type Get struct{ n int }
+
+type (
+\tKey   string
+\tValue = int
+)
+
+type Getter interface{ Get(k Key) Value; Len() int }
+
+type Store interface {
+\tGet(k Key) (Value, bool)
+\tPut(k Key, v Value)
+}
+
+const Limit, Other = 10, 11
+
+const (
+\tFirst = iota
+\tA, B
+)
+
+var cache, hits = map[Key]Value{}, 0
+
+var (
+\tloaded bool
+\tx, y   int
+)
+
+func Len() int { return len(cache) }
+
+func (s *Store[K, V]) Put(k K, v V) {}
+
+func (
+\ts *Get,
+) Reset() {
+\ts.n = 0
+}
+
+func (g Get) Value(h func(int) (int, error)) int { v, _ := h(g.n); return v }
+
+func use(c Store) {
+\tv, ok := c.Get("k")
+\tfmt.Println(v, ok, Get{}, Len())
+}
+
+func Generic[T any](t T) T { return t }
+"""
+
+
+def test_go_sites_hold_every_definition_a_search_by_name_finds() -> None:
+    """Each name Go's outline defines is found by a search by its name, with exactly
+    the outline's definitions of it: its sites hold each one, and a file parsed only
+    as far as they need reads as the whole file."""
+    from boris.structure.languages import GO
+
+    text = GO_FORMS.encode()
+    source = source_of("shapes.go", text, GO)
+    assert source is not None
+    whole = definitions(parse(GO, text), GO)
+    assert len({d.parts[-1] for d in whole}) >= 18
+    for name in {d.parts[-1] for d in whole}:
+        task = StructureTask(DEFINITIONS, 1 << 20, NameQuery(parts=(name,)))
+        found = [line.split("  ", 2)[1] for line in task.lines("f", source)]
+        assert found == [f"{d.kind} {d.qualified}" for d in whole if d.parts[-1] == name], name
+
+
+def test_go_uses_and_comments_are_not_sites() -> None:
+    from boris.structure.languages import GO
+
+    text = b"// Get returns it.\nfunc f(c C) {\n\tv := c.Get(k)\n\tw := Get(v)\n}\n"
+    assert definition_sites("Get", text, GO) == []
+    assert prefix_end(GO, text + b"\nfunc g() {}\n", text.index(b"w :=")) == len(text) + 1
