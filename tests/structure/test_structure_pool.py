@@ -103,13 +103,14 @@ def test_the_map_pages_files_newest_first(
 
 def test_a_worker_does_a_structure_task_as_this_process_does(tree: Path) -> None:
     files = [(f"d00/m{n:05d}.py", str(tree / f"d00/m{n:05d}.py")) for n in range(0, 1300, 13)]
-    task = StructureTask(DEFINITIONS, 1 << 20, NameQuery(parts=("target",)), r"\btarget\b")
+    task = StructureTask(DEFINITIONS, 1 << 20, NameQuery(parts=("target",)), "target")
     here = [(label, task.run_file(label, path)) for label, path in files]
     pool = Pool(2)
     try:
         there = [(label, lines) for label, _, lines in pool.results(task, iter(files), int)]
     finally:
         pool.close()
+    assert len(there) == len([n for n in range(0, 1300, 13) if n % 7 == 0])
     assert there == [(label, lines) for label, lines in here if lines]
 
 
@@ -149,7 +150,7 @@ def test_a_worker_killed_during_a_structure_search_is_replaced(tree: Path) -> No
     """A worker killed by its pid while it parses: its files are parsed by a new one,
     and the output is whole and in order."""
     files = [(f"d00/m{n:05d}.py", str(tree / f"d00/m{n:05d}.py")) for n in range(0, FILES, 13)]
-    task = StructureTask(DEFINITIONS, 1 << 20, NameQuery(parts=("target",)), r"\btarget\b")
+    task = StructureTask(DEFINITIONS, 1 << 20, NameQuery(parts=("target",)), "target")
     pool = Pool(2)
     try:
         whole = [(label, lines) for label, _, lines in pool.results(task, iter(files), int)]
