@@ -32,9 +32,10 @@ from boris.search.selection import (
     tree_entries,
 )
 from boris.search.walk import newest_first
-from boris.stop import Stop, check
+from boris.stop import CHECK_EVERY, Stop, check
 from boris.structure import languages
 from boris.structure.languages import KINDS, Language
+from boris.structure.notebook_cells import NotebookTooDeep
 from boris.structure.source import Part, Source, language_of, source_of
 from boris.structure.task import (
     DEFINITIONS,
@@ -80,9 +81,14 @@ def run(access: FileAccess, request: Request, stop: Stop | None = None) -> str:
     files = file_filter(request.include, "include", request.file_type)
     root, label = search_root(access, request.path)
     if label is not None:
-        return _one_file(access, root, label, files, request, query, task_mode)
+        return _one_file(access, root, label, files, request, query, task_mode, stop)
     mode = MAP if task_mode == OUTLINE else task_mode
-    task = StructureTask(mode, access.max_size, query, _prefilter(query, mode))
+    # No file gives more than the page can take (a map's files are paged whole).
+    offset, head_limit = request.offset, request.head_limit
+    most, uncounted = (0, 0) if mode == MAP else (offset + head_limit if head_limit else 0, offset)
+    task = StructureTask(
+        mode, access.max_size, query, _prefilter(query, mode), most, uncounted, capped=True
+    )
     entries = tree_entries(root, files, access.scope, stop)
     if mode == MAP:
         return _map(task, entries, request, stop)
@@ -182,6 +188,7 @@ def _one_file(
     request: Request,
     query: NameQuery,
     mode: str,
+    stop: Stop | None,
 ) -> str:
     if not any(single_file(path, label, files)):
         return f"{label}: not read: include or type leaves it out"
@@ -189,14 +196,47 @@ def _one_file(
     language = language_of(name, path)
     if language is None:
         return f"{label}: not read: not a language symbols knows ({languages.language_names()})"
-    source = _read_one(access, path, name, language)
+    try:
+        source = _read_one(access, path, name, language)
+    except NotebookTooDeep:
+        return f"{label}: not read: a notebook whose JSON nests too deep to read"
     if source is None:
         return f"{label}: not read: a binary file, or a notebook that is not valid JSON"
     task = StructureTask(mode, access.max_size, query)
-    lines = task.lines(label, source)
-    if not lines:
+    lines, total = _page_of(task.each_line(label, source, stop), request, stop)
+    if total == 0:
         return "No references found" if mode == REFERENCES else "No definitions found"
-    return paged(lines[request.offset :], len(lines), request.head_limit, request.offset, "line")
+    return paged(lines, total, request.head_limit, request.offset, "line")
+
+
+def _page_of(
+    produced: Iterator[str], request: Request, stop: Stop | None
+) -> tuple[list[str], int | None]:
+    """The lines of one file from the offset on, as many as its page shows, and how
+    many lines the file has in all where the page says it (None where it does not).
+    The work stops once the page is full; only a page cut at the output cap tells the
+    total, and then the lines after it are counted, not kept."""
+    offset, head_limit = request.offset, request.head_limit
+    kept: list[str] = []
+    total = 0
+    chars = -1
+    for line in produced:
+        total += 1
+        if total <= offset:
+            continue
+        kept.append(line)
+        chars += len(line) + 1
+        if chars > LIMIT:
+            break  # cut at the cap: the page says how many lines there are
+        if head_limit and len(kept) == head_limit:
+            return kept, None  # a full page that fits says nothing of the rest
+    else:
+        return kept, total
+    for count, _ in enumerate(produced):
+        if not count % CHECK_EVERY:
+            check(stop)
+        total += 1
+    return kept, total
 
 
 def _read_one(access: FileAccess, path: str, name: str, language: Language) -> Source | None:

@@ -18,21 +18,23 @@ nothing of the server.
 
 from __future__ import annotations
 
+import codecs
 import functools
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from boris.search.file_search import compiled
 from boris.search.file_text import read_text_file
 from boris.stop import Stop, check
-from boris.structure.definitions import Definition, definitions
+from boris.structure.definitions import Definition, definitions, each_definition
 from boris.structure.grammars import parse
 from boris.structure.languages import Language, is_notebook
+from boris.structure.notebook_cells import NotebookTooDeep
 from boris.structure.references import definition_sites, occurrences, references
 from boris.structure.source import Part, Source, language_of, source_of
-from boris.text import printable
+from boris.text import LIMIT, printable
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -71,8 +73,7 @@ class NameQuery:
             return False
         if self.pattern is not None:
             return _regex(self.pattern).search(definition.qualified) is not None
-        size = len(self.parts)
-        return definition.parts[-size:] == self.parts
+        return definition.qualifier.tail(len(self.parts)) == self.parts
 
 
 @functools.lru_cache(maxsize=8)
@@ -93,6 +94,17 @@ class StructureTask:
     query: NameQuery = NameQuery()
     #: A grep pattern a file must match to be parsed (the name as a word), if any.
     prefilter: str | None = None
+    #: How much of a file's lines the page can still take, whatever came before it: at
+    #: most ``most`` lines (0: any number), and with ``capped`` none after the one whose
+    #: characters, counted from line ``uncounted`` on (the offset), pass the output
+    #: cap. The work on a file stops there.
+    most: int = 0
+    uncounted: int = 0
+    capped: bool = False
+    #: For NAMES: the longest qualified name given (0: any; a longer one gives an
+    #: empty line); None gives each definition's last name instead, as the text after
+    #: the last dot.
+    longest: int | None = 0
 
     def run_chunk(
         self, chunk: list[tuple[str, str]], skip: int, stop: Stop | None = None
@@ -102,12 +114,12 @@ class StructureTask:
         found = []
         for index, (label, path) in enumerate(chunk):
             check(stop)
-            lines = self.run_file(label, path)
+            lines = self.run_file(label, path, stop)
             if lines:
                 found.append((index, lines))
         return found
 
-    def run_file(self, label: str, path: str) -> list[str]:
+    def run_file(self, label: str, path: str, stop: Stop | None = None) -> list[str]:
         """The lines of one file of a walk (one of a known language)."""
         name = path.rpartition(os.sep)[2]
         language = language_of(name, path)
@@ -116,10 +128,13 @@ class StructureTask:
         data = self._read(path, name, language)
         if data is None:
             return []
-        source = source_of(name, data, language)
+        try:
+            source = source_of(name, data, language)
+        except NotebookTooDeep:
+            return []  # skipped, as a notebook that is not JSON
         if source is None:
             return []
-        return self.lines(label, source)
+        return self.lines(label, source, stop)
 
     def _read(self, path: str, name: str, language: Language) -> bytes | None:
         """The file's text if it is to be parsed, as grep reads it. As in grep, a file
@@ -144,32 +159,82 @@ class StructureTask:
             return True
         return bool(sites(data, word, self.query.qualifiers, language))
 
-    def lines(self, label: str, source: Source) -> list[str]:
-        """The lines of ``source`` (a file shown as ``label``) for this task's mode."""
+    def lines(self, label: str, source: Source, stop: Stop | None = None) -> list[str]:
+        """The lines of ``source`` (a file shown as ``label``) for this task's mode, as
+        many as the page can take (see :attr:`most`)."""
+        produced = self.each_line(label, source, stop)
+        if not self.most and not self.capped:
+            return list(produced)
+        kept: list[str] = []
+        chars = 0
+        for line in produced:
+            kept.append(line)
+            if len(kept) > self.uncounted:
+                chars += len(line) + 1
+            if (self.most and len(kept) >= self.most) or (self.capped and chars > LIMIT + 1):
+                break
+        return kept
+
+    def each_line(self, label: str, source: Source, stop: Stop | None = None) -> Iterator[str]:
+        """The lines of ``source`` for this task's mode, made as they are read (a
+        reader that stops early stops the work); ``stop`` is looked at every
+        :data:`CHECK_EVERY` definitions."""
         if self.mode == REFERENCES:
-            return list(reference_lines(label, source, self.query.parts[-1]))
+            return reference_lines(label, source, self.query.parts[-1], stop)
         if self.mode == NAMES:
-            return [d.qualified for _, found, _, _ in parsed(source) for d in found]
+            return self._names(source, stop)
         if self.mode in (PLACES, DEFINITIONS):
-            wanted = [
-                (part, d, lines)
-                for part, found, lines, _ in parsed(source, self._word(), self.query.qualifiers)
-                for d in found
-                if self.query.wants(d)
-            ]
-            if self.mode == PLACES:
-                return [place(part, d) for part, d, _ in wanted]
-            return [definition_line(label, part, d, lines) for part, d, lines in wanted]
-        return outline(label, source, self.query.kind, top_only=self.mode == MAP)
+            return self._definitions(label, source, stop)
+        return outline_lines(label, source, self.query.kind, top_only=self.mode == MAP, stop=stop)
+
+    def _names(self, source: Source, stop: Stop | None) -> Iterator[str]:
+        longest = self.longest
+        for _, found, _, _ in parsed(source, stop=stop):
+            for d in _checked(found, stop):
+                if longest is None:
+                    yield d.qualifier.own[-1].rpartition(".")[2]
+                elif not longest or d.qualifier.length <= longest:
+                    yield d.qualified
+                else:
+                    yield ""  # a name too long to be close to what is looked for
+
+    def _definitions(self, label: str, source: Source, stop: Stop | None) -> Iterator[str]:
+        parts = parsed(source, self._word(), self.query.qualifiers, stop)
+        for part, found, lines, _ in parts:
+            for d in _checked(found, stop):
+                if self.query.wants(d):
+                    if self.mode == PLACES:
+                        yield place(part, d)
+                    else:
+                        yield definition_line(label, part, d, lines)
 
     def _word(self) -> str | None:
         """The name whose definitions are looked for, if one is."""
         return self.query.parts[-1] if self.query.parts and self.query.pattern is None else None
 
 
+#: Definitions (or references) made between two looks at whether the search was called
+#: off.
+CHECK_EVERY = 256
+
+
+def _checked(items: Iterable[Definition], stop: Stop | None) -> Iterator[Definition]:
+    """``items``, looking at ``stop`` every :data:`CHECK_EVERY` of them."""
+    if stop is None:
+        yield from items
+        return
+    for count, item in enumerate(items):
+        if not count % CHECK_EVERY:
+            check(stop)
+        yield item
+
+
 def parsed(
-    source: Source, word: str | None = None, qualifiers: tuple[str, ...] = ()
-) -> Iterator[tuple[Part, list[Definition], list[bytes], int | None]]:
+    source: Source,
+    word: str | None = None,
+    qualifiers: tuple[str, ...] = (),
+    stop: Stop | None = None,
+) -> Iterator[tuple[Part, Iterable[Definition], list[bytes], int | None]]:
     """Each part of ``source`` with its definitions (with ``word``, only those that may
     be named so, and those holding them; with ``qualifiers`` too, only in a part that
     holds each of them), its lines and the line of its first syntax error (None when
@@ -181,8 +246,8 @@ def parsed(
             if not around:
                 continue  # not parsed: the name is not where a definition names
         # Where a name is looked for, only as much is parsed as holds where it may be.
-        tree = parse(source.language, part.text, around[-1][1] if around else None)
-        found = definitions(tree, source.language, around)
+        tree = parse(source.language, part.text, around[-1][1] if around else None, stop)
+        found = each_definition(tree, source.language, around, stop)
         yield part, found, part.text.split(b"\n"), _error(tree)
 
 
@@ -204,61 +269,102 @@ def outline(label: str, source: Source, kind: str | None, *, top_only: bool) -> 
 
     In a map (``top_only``) the definitions are the file's top-level ones, below its
     header; with ``kind`` only those of that kind, at any depth, qualified."""
+    return list(outline_lines(label, source, kind, top_only=top_only))
+
+
+def outline_lines(
+    label: str, source: Source, kind: str | None, *, top_only: bool, stop: Stop | None = None
+) -> Iterator[str]:
+    """:func:`outline`'s lines, each made when it is read. Every part is parsed first:
+    the header tells the first syntax error of them all."""
     head = source.header(label)
     notes = []
-    lines = []
-    indent = "  " if top_only else ""
-    for part, found, text, error in parsed(source):
+    trees = []
+    for part in source.parts:
+        check(stop)
+        tree = parse(source.language, part.text, stop=stop)
+        error = _error(tree)
         if error is not None:
             where = f"cell {part.cell}, line {error}" if part.cell is not None else f"line {error}"
             notes.append(where)
-        cell = f"cell {part.cell}:" if part.cell is not None else ""
-        for d in found:
-            if kind is not None:
-                if d.kind == kind:
-                    lines.append(
-                        f"{indent}{d.kind} {d.qualified}  {cell}{d.start}-{d.end}  "
-                        f"{signature(text, d.line)}"
-                    )
-            elif not top_only or not d.depth:
-                lines.append(
-                    f"{indent}{'  ' * d.depth}{d.kind} {d.name}  {cell}{d.start}-{d.end}  "
-                    f"{signature(text, d.line)}"
-                )
-    if top_only and kind is not None and not lines:
-        return []  # a map with a kind shows only the files that hold one
+        trees.append((part, tree))
+    lines = _outline_entries(source, trees, kind, top_only, stop)
+    first = next(lines, None)
+    if top_only and kind is not None and first is None:
+        return  # a map with a kind shows only the files that hold one
     if notes:
         note = "; ".join(notes)
         if top_only:
             head = f"{head} [syntax errors: first at {note}]"
         else:
-            lines.insert(
-                0,
+            yield head
+            head = (
                 f"[Syntax errors, the first at {note}: definitions near them may be "
-                "missing or cut short.]",
+                "missing or cut short.]"
             )
-    return [head, *lines]
+    yield head
+    if first is not None:
+        yield first
+        yield from lines
+
+
+def _outline_entries(
+    source: Source,
+    trees: list[tuple[Part, tree_sitter.Tree]],
+    kind: str | None,
+    top_only: bool,
+    stop: Stop | None,
+) -> Iterator[str]:
+    indent = "  " if top_only else ""
+    for part, tree in trees:
+        text = part.text.split(b"\n")
+        cell = f"cell {part.cell}:" if part.cell is not None else ""
+        for d in _checked(each_definition(tree, source.language, stop=stop), stop):
+            if kind is not None:
+                if d.kind == kind:
+                    yield (
+                        f"{indent}{d.kind} {d.qualified}  {cell}{d.start}-{d.end}  "
+                        f"{signature(text, d.line)}"
+                    )
+            elif not top_only or not d.depth:
+                # The indent is made with the line: the lines after a full page are not.
+                yield (
+                    f"{indent}{'  ' * d.depth}{d.kind} {d.name}  {cell}{d.start}-{d.end}  "
+                    f"{signature(text, d.line)}"
+                )
 
 
 def definition_line(label: str, part: Part, d: Definition, lines: list[bytes]) -> str:
     return f"{label}:{_range(part, d)}  {d.kind} {d.qualified}  {signature(lines, d.line)}"
 
 
-def reference_lines(label: str, source: Source, name: str) -> Iterator[str]:
+def reference_lines(
+    label: str, source: Source, name: str, stop: Stop | None = None
+) -> Iterator[str]:
     for part in source.parts:
         if name.encode() not in part.text:
             continue
-        tree = parse(source.language, part.text)
+        tree = parse(source.language, part.text, stop=stop)
         # The definitions that meet an occurrence: those it names, those it lies in.
         found = definitions(tree, source.language, occurrences(name, part.text))
         lines = part.text.split(b"\n")
         starts = _line_starts(lines)
         cell = f"cell {part.cell}:" if part.cell is not None else ""
-        for ref in references(tree, part.text, name, source.language, found):
+        # A column counts the characters before the name from the last reference on
+        # the same line, not from the line's start: a minified line of many is read once.
+        at_line, at_byte, at_column = 0, 0, 1
+        found_references = references(tree, part.text, name, source.language, found)
+        for count, ref in enumerate(found_references):
+            if stop is not None and not count % CHECK_EVERY:
+                check(stop)
             line = lines[ref.line - 1]
-            column = len(line[: ref.byte - starts[ref.line - 1]].decode("utf-8", "replace")) + 1
+            byte = ref.byte - starts[ref.line - 1]
+            if ref.line != at_line:
+                at_line, at_byte, at_column = ref.line, 0, 1
+            at_column += len(line[at_byte:byte].decode("utf-8", "replace"))
+            at_byte = byte
             where = ref.enclosing.qualified if ref.enclosing is not None else "(top level)"
-            yield f"{label}:{cell}{ref.line}:{column}  in {where}  {signature(lines, ref.line)}"
+            yield f"{label}:{cell}{ref.line}:{at_column}  in {where}  {signature(lines, ref.line)}"
 
 
 @dataclass(frozen=True)
@@ -297,9 +403,45 @@ def _range(part: Part, d: Definition) -> str:
 
 
 def signature(lines: list[bytes], line: int) -> str:
-    """Line ``line`` (1-based) of a source, trimmed, at most MAX_SIGNATURE characters."""
-    text = lines[line - 1].decode("utf-8", "replace").strip()
-    return printable(text[:MAX_SIGNATURE])
+    """Line ``line`` (1-based) of a source, trimmed, at most MAX_SIGNATURE characters.
+
+    A long line (a minified bundle's one line holds every definition) is decoded only
+    as far as the signature needs: what each definition costs does not grow with its
+    line."""
+    data = lines[line - 1]
+    if len(data) <= _SHORT_LINE:
+        text = data.decode("utf-8", "replace").strip()
+        return printable(text[:MAX_SIGNATURE])
+    return printable(_leading_text(data))
+
+
+#: Lines of at most this many bytes are decoded whole.
+_SHORT_LINE = 4 * MAX_SIGNATURE + 64
+#: Bytes of a long line decoded at a time.
+_STEP = 1024
+
+
+def _leading_text(data: bytes) -> str:
+    """``data.decode("utf-8", "replace").strip()[:MAX_SIGNATURE]``, decoding only as
+    far as that needs: its first MAX_SIGNATURE characters after the leading
+    whitespace, and then as far as a character that is not whitespace, which tells
+    that the line goes on past them (else they are trimmed at the right too)."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    kept = ""
+    size = len(data)
+    for start in range(0, size, _STEP):
+        piece = decoder.decode(data[start : start + _STEP], start + _STEP >= size)
+        if not kept:
+            piece = piece.lstrip()
+        room = MAX_SIGNATURE - len(kept)
+        if room > 0:
+            kept += piece[:room]
+            piece = piece[room:]
+        if len(kept) == MAX_SIGNATURE and (
+            not kept[-1].isspace() or (piece and not piece.isspace())
+        ):
+            return kept
+    return kept.rstrip()
 
 
 def _error(tree: tree_sitter.Tree) -> int | None:
