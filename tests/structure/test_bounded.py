@@ -129,7 +129,7 @@ def test_memory_per_byte_of_a_minified_bundle(tmp_path: Path) -> None:
     data = hostile.minified(900_000)
     path = tmp_path / "bundle.min.js"
     path.write_bytes(data)
-    calls = [{"path": str(path)}, {"path": str(path), "head_limit": 3}]
+    calls: list[dict[str, Any]] = [{"path": str(path)}, {"path": str(path), "head_limit": 3}]
     growth, heads = peak_growth(tmp_path, "warm.js", calls)
     assert growth < memory_budget(len(data)), growth
     assert heads[0].startswith(f"{path} (JavaScript, 1 line)\nfunction a0  1-1  function a0(b,c)")
