@@ -155,14 +155,19 @@ _CAPITALS = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
 
 
 def definitions(
-    tree: tree_sitter.Tree, language: Language, around: list[tuple[int, int]] | None = None
+    tree: tree_sitter.Tree,
+    language: Language,
+    around: list[tuple[int, int]] | None = None,
+    source: bytes | None = None,
 ) -> list[Definition]:
     """Every definition of ``tree``, in source order (a parent before what it holds).
 
     With ``around`` (byte spans), only the definitions that meet one of the spans: those
     whose names may lie there, and those holding them, which qualify them. Where a name
-    is looked for, the query then visits a few branches of the tree, not all of it."""
-    return list(each_definition(tree, language, around))
+    is looked for, the query then visits a few branches of the tree, not all of it.
+    ``source`` is the text parsed, where the tree was read from it in pieces (its
+    nodes' text is then the parser's to read again, slowly)."""
+    return list(each_definition(tree, language, around, source=source))
 
 
 def each_definition(
@@ -170,6 +175,7 @@ def each_definition(
     language: Language,
     around: list[tuple[int, int]] | None = None,
     stop: Stop | None = None,
+    source: bytes | None = None,
 ) -> Iterator[Definition]:
     """:func:`definitions` one at a time, each made as it is read: a reader that stops
     early (a full page) stops the work. The query's matches are read first (the
@@ -185,7 +191,7 @@ def each_definition(
         for count, (index, captures) in enumerate(cursor.matches(tree.root_node)):
             if stop is not None and not count % CHECK_EVERY:
                 check(stop)
-            _collect(index, captures, found)
+            _collect(index, captures, found, source)
     # Two that start together (see _nest) in the order of their names.
     ordered = sorted(found.values(), key=lambda f: (f.start_byte, f.name_start))
     found.clear()
@@ -207,7 +213,10 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def _collect(
-    index: int, captures: dict[str, list[tree_sitter.Node]], found: dict[tuple[int, int], _Found]
+    index: int,
+    captures: dict[str, list[tree_sitter.Node]],
+    found: dict[tuple[int, int], _Found],
+    source: bytes | None,
 ) -> None:
     # Each pattern of a query captures one definition or scope.
     kind, node = next((_ROLES[c], nodes[0]) for c, nodes in captures.items() if c in _ROLES)
@@ -218,14 +227,14 @@ def _collect(
     if declarators:
         names = names + [name for d in declarators if (name := _declared(d)) is not None]
     receiver = captures.get("receiver")
-    prefix = (_last_identifier(_text(receiver[0])),) if receiver else ()
+    prefix = (_last_identifier(_text(receiver[0], source)),) if receiver else ()
     lines: tuple[int, int] | None = None
     for name in names:
         key = name.byte_range
         have = found.get(key)
         if have is not None and have.index <= index:
             continue
-        text = _text(name)
+        text = _text(name, source)
         if kind:
             own = _name_parts(text)
             if not own[-1]:
@@ -336,8 +345,8 @@ def _content_end(node: tree_sitter.Node) -> tuple[int, int]:
     return point.row, point.column
 
 
-def _text(node: tree_sitter.Node) -> str:
-    data = node.text
+def _text(node: tree_sitter.Node, source: bytes | None) -> str:
+    data = node.text if source is None else source[node.start_byte : node.end_byte]
     return data.decode("utf-8", "replace") if data is not None else ""
 
 

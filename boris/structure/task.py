@@ -247,7 +247,7 @@ def parsed(
                 continue  # not parsed: the name is not where a definition names
         # Where a name is looked for, only as much is parsed as holds where it may be.
         tree = parse(source.language, part.text, around[-1][1] if around else None, stop)
-        found = each_definition(tree, source.language, around, stop)
+        found = each_definition(tree, source.language, around, stop, part.text)
         yield part, found, part.text.split(b"\n"), _error(tree)
 
 
@@ -319,7 +319,8 @@ def _outline_entries(
     for part, tree in trees:
         text = part.text.split(b"\n")
         cell = f"cell {part.cell}:" if part.cell is not None else ""
-        for d in _checked(each_definition(tree, source.language, stop=stop), stop):
+        found = each_definition(tree, source.language, stop=stop, source=part.text)
+        for d in _checked(found, stop):
             if kind is not None:
                 if d.kind == kind:
                     yield (
@@ -346,7 +347,7 @@ def reference_lines(
             continue
         tree = parse(source.language, part.text, stop=stop)
         # The definitions that meet an occurrence: those it names, those it lies in.
-        found = definitions(tree, source.language, occurrences(name, part.text))
+        found = definitions(tree, source.language, occurrences(name, part.text), part.text)
         lines = part.text.split(b"\n")
         starts = _line_starts(lines)
         cell = f"cell {part.cell}:" if part.cell is not None else ""

@@ -151,7 +151,7 @@ def test_a_signature_reads_its_line_only_as_far_as_it_shows() -> None:
     started = time.monotonic()
     for _ in range(20_000):
         shown = signature([line], 1)
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 10  # 87 s before, on a loaded machine
     assert shown == line[:MAX_SIGNATURE].decode()
 
 
@@ -193,7 +193,7 @@ def test_references_on_one_long_line_count_columns_in_linear_time(tmp_path: Path
         access(tmp_path),
         engine.Request(path=str(path), name="target", references=True, offset=29_998),
     )
-    assert time.monotonic() - started < 60
+    assert time.monotonic() - started < 20  # 66 s before, on a loaded machine
     # The 29,999th reference: after "function target(){};" and 29,998 calls before it,
     # and the "é(" of its own.
     before = len("function target(){};") + sum(len(f"é(target,{n});") for n in range(29_998))
