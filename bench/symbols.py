@@ -40,7 +40,8 @@ average is printed beside them.
 on a parser's user (tests/support/hostile_sources.py, written under ``hostile/``):
 minified one-line bundles of 0.9, 2.9 and 9 MB, JavaScript functions nested 14,600
 deep (293 KB), a generated C file of 9.9 MB of declarations (whole, and its first
-page of 3 lines), a notebook nested 100,000 deep. Each call runs once, in a server of
+page of 3 lines), a notebook nested 100,000 deep, a generated Python module of 6 MB
+(whole, and its first page). Each call runs once, in a server of
 its own (one per checkout), so that the server's VmHWM after it, less the VmHWM after
 a first outline of a small file, is that call's peak memory.
 """
@@ -358,6 +359,7 @@ def hostile_files(root: Path) -> list[tuple[str, str, dict[str, Any]]]:
         "nested-293KB.js": lambda: hostile_sources.nested("js", 14_600),
         "declarations-9.9MB.c": lambda: hostile_sources.declarations(9_900_000),
         "deep.ipynb": lambda: hostile_sources.deep_notebook(100_000),
+        "module-6MB.py": lambda: hostile_sources.python_module(6_000_000),
         "small.js": lambda: b"function small() {}\n",
     }
     root.mkdir(parents=True, exist_ok=True)
@@ -373,6 +375,8 @@ def hostile_files(root: Path) -> list[tuple[str, str, dict[str, Any]]]:
         ("outline of a 9.9 MB C file", "declarations-9.9MB.c", {}),
         ("its first 3 lines", "declarations-9.9MB.c", {"head_limit": 3}),
         ("a notebook nested 100,000 deep", "deep.ipynb", {}),
+        ("outline of a 6 MB Python module", "module-6MB.py", {}),
+        ("its first 3 lines (Python)", "module-6MB.py", {"head_limit": 3}),
     ]
 
 

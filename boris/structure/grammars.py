@@ -86,6 +86,29 @@ def parse(
 PIECE = 1 << 16
 
 
+def parse_range(
+    language: Language, source: bytes, start: int, end: int, row: int, stop: Stop | None = None
+) -> tree_sitter.Tree:
+    """The syntax tree of ``source[start:end]`` alone (``start`` the first byte of line
+    ``row``, 0-based), its nodes placed as in the whole source."""
+    import tree_sitter
+
+    parser = tree_sitter.Parser(grammar(language).language)
+    newline = source.rfind(b"\n", start, end)
+    end_row = row + source.count(b"\n", start, end)
+    end_column = end - (newline + 1) if newline >= 0 else end - start
+    parser.included_ranges = [tree_sitter.Range((row, 0), (end_row, end_column), start, end)]
+    if stop is None:
+        return parser.parse(source)
+
+    def piece(offset: int, _point: tuple[int, int]) -> bytes:
+        return b"" if stop.is_set() else source[offset : offset + PIECE]
+
+    tree = parser.parse(piece)
+    check(stop)
+    return tree
+
+
 def prefix_end(language: Language, source: bytes, through: int) -> int | None:
     """Where ``source`` may be cut so that what comes before holds its first
     ``through`` bytes in whole top-level statements: the start of the first line after

@@ -29,7 +29,7 @@ from boris.search.file_search import compiled
 from boris.search.file_text import read_text_file
 from boris.stop import Stop, check
 from boris.structure.definitions import Definition, definitions, each_definition
-from boris.structure.grammars import parse
+from boris.structure.grammars import parse, parse_range, prefix_end
 from boris.structure.languages import Language, is_notebook
 from boris.structure.notebook_cells import NotebookTooDeep
 from boris.structure.references import definition_sites, occurrences, references
@@ -279,7 +279,7 @@ def outline_lines(
     the header tells the first syntax error of them all."""
     head = source.header(label)
     notes = []
-    trees = []
+    trees: list[tuple[Part, tree_sitter.Tree | None]] = []
     for part in source.parts:
         check(stop)
         tree = parse(source.language, part.text, stop=stop)
@@ -287,7 +287,15 @@ def outline_lines(
         if error is not None:
             where = f"cell {part.cell}, line {error}" if part.cell is not None else f"line {error}"
             notes.append(where)
-        trees.append((part, tree))
+        # A large part that reads cleanly is outlined a piece at a time: its tree is
+        # let go of once it told its errors.
+        piecewise = (
+            error is None
+            and len(part.text) >= PIECEWISE_FROM
+            and source.language.top_level_start is not None
+        )
+        trees.append((part, None if piecewise else tree))
+        del tree
     lines = _outline_entries(source, trees, kind, top_only, stop)
     first = next(lines, None)
     if top_only and kind is not None and first is None:
@@ -310,7 +318,7 @@ def outline_lines(
 
 def _outline_entries(
     source: Source,
-    trees: list[tuple[Part, tree_sitter.Tree]],
+    trees: list[tuple[Part, tree_sitter.Tree | None]],
     kind: str | None,
     top_only: bool,
     stop: Stop | None,
@@ -319,7 +327,11 @@ def _outline_entries(
     for part, tree in trees:
         text = part.text.split(b"\n")
         cell = f"cell {part.cell}:" if part.cell is not None else ""
-        found = each_definition(tree, source.language, stop=stop, source=part.text)
+        found = (
+            each_definition(tree, source.language, stop=stop, source=part.text)
+            if tree is not None
+            else _piecewise_definitions(source.language, part.text, stop)
+        )
         for d in _checked(found, stop):
             if kind is not None:
                 if d.kind == kind:
@@ -333,6 +345,36 @@ def _outline_entries(
                     f"{indent}{'  ' * d.depth}{d.kind} {d.name}  {cell}{d.start}-{d.end}  "
                     f"{signature(text, d.line)}"
                 )
+
+
+#: Parts of at least this many bytes that read without a syntax error are outlined a
+#: piece of about PIECE_BYTES at a time, where their language tells where a top-level
+#: statement starts: the memory is a piece's, and a full page stops the parsing.
+PIECEWISE_FROM = 1 << 20
+PIECE_BYTES = 1 << 18
+
+
+def _piecewise_definitions(
+    language: Language, text: bytes, stop: Stop | None
+) -> Iterator[Definition]:
+    """The definitions of ``text``, which parses without a syntax error, each piece
+    parsed alone. A piece ends where :func:`~boris.structure.grammars.prefix_end`
+    cuts (at a top-level statement's start, the start before it reading alike with or
+    without the rest), so its definitions are the whole text's; a piece that reads with
+    a syntax error all the same is read again with all that follows it."""
+    size = len(text)
+    start = row = 0
+    while start < size:
+        through = start + PIECE_BYTES
+        cut = prefix_end(language, text, through) if through < size else None
+        end = size if cut is None else cut
+        tree = parse_range(language, text, start, end, row, stop)
+        if end < size and tree.root_node.has_error:
+            end = size
+            tree = parse_range(language, text, start, end, row, stop)
+        yield from each_definition(tree, language, stop=stop, source=text)
+        row += text.count(b"\n", start, end)
+        start = end
 
 
 def definition_line(label: str, part: Part, d: Definition, lines: list[bytes]) -> str:

@@ -27,9 +27,12 @@ from boris.search import pool as searchpool
 from boris.stop import Stopped
 from boris.structure import definitions as engine_definitions
 from boris.structure import symbols as engine
+from boris.structure import task as engine_task
 from boris.structure.budget import MEMORY_CAP, MEMORY_FLOOR, memory_budget
+from boris.structure.languages import PYTHON
 from boris.structure.locate import locate
-from boris.structure.task import MAP, MAX_SIGNATURE, OUTLINE, StructureTask, signature
+from boris.structure.source import Part, Source
+from boris.structure.task import MAP, MAX_SIGNATURE, OUTLINE, StructureTask, outline, signature
 from boris.text import LIMIT, printable
 from tests.support import hostile_sources as hostile
 from tests.support.sessions import open_access as access
@@ -139,6 +142,53 @@ def test_the_budget_is_bounded() -> None:
     assert memory_budget(0) == MEMORY_FLOOR
     assert memory_budget(1 << 40) == MEMORY_CAP
     assert MEMORY_FLOOR < memory_budget(1 << 20) <= MEMORY_CAP
+
+
+def test_a_large_python_file_is_outlined_a_piece_at_a_time(tmp_path: Path) -> None:
+    """Its tree is let go of once it told its syntax errors, then each piece is parsed
+    alone: the memory is not the whole file's matches and definitions (85 bytes per
+    byte before)."""
+    data = hostile.python_module(6_000_000)
+    path = tmp_path / "generated.py"
+    path.write_bytes(data)
+    calls: list[dict[str, Any]] = [{"path": str(path)}, {"path": str(path), "head_limit": 3}]
+    growth, heads = peak_growth(tmp_path, "warm.py", calls)
+    assert growth < 48 * len(data), growth
+    lines = data.count(b"\n")
+    assert heads[1] == (
+        f"{path} (Python, {lines} lines)\n"
+        "function function_0  1-2  def function_0(a, b):\n"
+        "class Holder0  5-7  class Holder0:"
+    )
+
+
+def stdlib_modules() -> list[Path]:
+    """Python files of the standard library that read without a syntax error here."""
+    import sysconfig
+
+    root = Path(sysconfig.get_paths()["stdlib"])
+    found = sorted(root.glob("*.py")) + sorted((root / "email").glob("*.py"))
+    return [path for path in found if path.stat().st_size > 20_000][:40]
+
+
+def test_pieces_outline_a_file_as_the_whole_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pieces of 2 KB of the standard library's larger modules (each cut where a
+    top-level statement starts, by the rule a search by name cuts with): the same
+    outline, byte for byte, as the whole file's tree gives."""
+    compared = 0
+    for path in stdlib_modules():
+        source = Source(PYTHON, [Part(None, path.read_bytes())])
+        whole = outline("m.py", source, None, top_only=False)
+        methods = outline("m.py", source, "method", top_only=True)
+        if whole[1].startswith("[Syntax errors"):
+            continue  # only a file that reads cleanly is read in pieces
+        with monkeypatch.context() as patched:
+            patched.setattr(engine_task, "PIECEWISE_FROM", 0)
+            patched.setattr(engine_task, "PIECE_BYTES", 2048)
+            assert outline("m.py", source, None, top_only=False) == whole, path
+            assert outline("m.py", source, "method", top_only=True) == methods, path
+        compared += 1
+    assert compared >= 20
 
 
 # --- minified lines: linear time ----------------------------------------------------------

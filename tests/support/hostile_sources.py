@@ -57,6 +57,23 @@ def declarations(size: int) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+def python_module(size: int) -> bytes:
+    """A generated Python module of about ``size`` bytes: functions and small classes."""
+    block = (
+        "def function_{n}(a, b):\n    return a + b\n\n\n"
+        "class Holder{n}:\n    def method(self):\n        pass\n\n\n"
+    )
+    blocks = []
+    total = 0
+    n = 0
+    while total < size:
+        text = block.format(n=n)
+        blocks.append(text)
+        total += len(text)
+        n += 1
+    return "".join(blocks).encode()
+
+
 def deep_notebook(depth: int) -> bytes:
     """A notebook with one code cell whose metadata nests ``depth`` lists deep: valid
     JSON that Python's json module cannot read without recursing that deep."""
