@@ -35,6 +35,7 @@ LAYERS = [
             "boris.arguments",
             "boris.stop",
             "boris.prctl",
+            "boris.secret_names",
         ],
     ),
     ("patterns", ["boris.patterns"]),
@@ -281,11 +282,11 @@ def test_the_early_answers_load_no_library() -> None:
 
 
 def test_grep_workers_load_only_the_per_file_search() -> None:
-    """A worker process (boris.search.pool) imports, once a grep task (a FileTask) comes,
+    """A worker process (boris.search.worker) imports, once a grep task (a FileTask) comes,
     the per-file search (reading a file, matching it, its content lines), the pattern
     matcher, what it needs of the file sniffing and the stop check, and nothing else
     of Boris."""
-    loaded = loaded_after("boris.search.pool", "boris.search.file_search")
+    loaded = loaded_after("boris.search.worker", "boris.search.file_search")
     ours = {m for m in loaded if m == "boris" or m.startswith("boris.")}
     assert ours == {
         "boris",
@@ -300,16 +301,17 @@ def test_grep_workers_load_only_the_per_file_search() -> None:
         "boris.search.content_lines",
         "boris.search.file_search",
         "boris.search.file_text",
-        "boris.search.pool",
+        "boris.search.frames",
+        "boris.search.worker",
     }
 
 
 def test_a_worker_loads_nothing_before_a_task_comes() -> None:
-    """The pool alone loads nothing of either kind of task: a worker loads grep's
+    """A worker's loop alone loads nothing of either kind of task: a worker loads grep's
     per-file search or the structure's when a task of that kind first arrives."""
-    loaded = loaded_after("boris.search.pool")
+    loaded = loaded_after("boris.search.worker")
     ours = {m for m in loaded if m == "boris" or m.startswith("boris.")}
-    assert ours == {"boris", "boris.stop", "boris.search", "boris.search.pool"}
+    assert ours == {"boris", "boris.search", "boris.search.frames", "boris.search.worker"}
     assert "tree_sitter" not in loaded
 
 
@@ -318,9 +320,9 @@ def test_structure_workers_load_the_per_file_parse_and_no_more() -> None:
     the reading of a file's source, its definitions and references, the language
     table and the grammars' loader; not the walk, the selection or the server.
     tree-sitter itself is imported only when a file is parsed."""
-    loaded = loaded_after("boris.search.pool", "boris.structure.task")
+    loaded = loaded_after("boris.search.worker", "boris.structure.task")
     ours = {m for m in loaded if m == "boris" or m.startswith("boris.")}
-    grep_worker = loaded_after("boris.search.pool", "boris.search.file_search")
+    grep_worker = loaded_after("boris.search.worker", "boris.search.file_search")
     assert ours - grep_worker == {
         "boris.text",
         "boris.structure",

@@ -8,14 +8,17 @@ the server.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import stat
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from boris.patterns.line_regex import Matcher
 from boris.search.content_lines import Rendered, render_file
 from boris.search.file_text import OPEN_FLAGS, is_binary, read_text
+from boris.search.frames import Malformed, integer, string_list
 from boris.stop import Stop, check
 
 #: The output modes; the first is the default.
@@ -26,6 +29,9 @@ OUTPUT_MODES = ("files_with_matches", "content", "count")
 class FileTask:
     """What to do with each file of a search, as plain data: it travels to worker
     processes, which compile the pattern themselves."""
+
+    #: RE2 runs in linear time and bounded memory: a chunk may be searched anywhere.
+    ISOLATED: ClassVar[bool] = False
 
     pattern: str
     case_insensitive: bool
@@ -44,6 +50,33 @@ class FileTask:
 
     def matcher(self) -> Matcher:
         return compiled(self.pattern, self.case_insensitive, self.multiline)
+
+    @property
+    def file_seconds(self) -> float | None:
+        return None
+
+    def memory_budget(self, path: str) -> int | None:
+        return None
+
+    def wire(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_wire(cls, fields: dict[str, Any]) -> FileTask:
+        return cls(**fields)
+
+    def result_to_wire(self, result: Result) -> Any:
+        if isinstance(result, Rendered):
+            return [result.left_out, result.lines, result.cut]
+        return result
+
+    def result_from_wire(self, value: Any) -> Result:
+        """A file's result: its mtime or count (an integer), or its content lines."""
+        if self.output_mode != "content":
+            return integer(value)
+        if type(value) is not list or len(value) != 3 or type(value[2]) is not bool:
+            raise Malformed("not a file's content lines")
+        return Rendered(integer(value[0]), string_list(value[1]), value[2])
 
     def run_chunk(
         self, chunk: list[tuple[str, str]], skip: int, stop: Stop | None = None

@@ -269,8 +269,10 @@ def _results(
     pool = searchpool.shared_pool() if parallel else None
     if pool is None:
         yield from searchpool.search_here(task, files, position.skip, stop)
-    else:
-        yield from pool.results(task, files, position.skip, stop)
+        return
+    for label, path, found in pool.results(task, files, position.skip, stop):
+        assert not isinstance(found, searchpool.Skipped)  # grep's task is not ISOLATED
+        yield label, path, found
 
 
 def _filter(query: Query) -> FileFilter:

@@ -6,9 +6,8 @@ user's repository, no update check, no banner). Commands run through bash must n
 inherit them: a user developing their own fastmcp server there would silently lose
 their ``.env`` and logs.
 
-The bearer token (``BORIS_TOKEN``) and where it is kept (``BORIS_TOKEN_FILE``) are the
-server's alone: a command that could read them could talk to the server, and to every
-other session, over HTTP.
+The server's secrets (boris.secret_names: the bearer token and where it is kept) are
+never passed on.
 """
 
 from __future__ import annotations
@@ -16,8 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-#: Variables that start with this are never passed to a command.
-SECRET_PREFIX = "BORIS_TOKEN"
+from boris.secret_names import without_secrets
 
 #: Variables the server set for itself, with the value each had before (None: unset).
 _overridden: dict[str, str | None] = {}
@@ -31,7 +29,7 @@ def set_for_server(name: str, value: str) -> None:
 
 def for_commands() -> dict[str, str]:
     """This process's environment as the user gave it to the server, without its secrets."""
-    env = {name: value for name, value in os.environ.items() if not name.startswith(SECRET_PREFIX)}
+    env = without_secrets(os.environ)
     for name, original in _overridden.items():
         if original is None:
             env.pop(name, None)

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 
 from boris.errors import BorisError, Code
 from boris.files.access import FileAccess
+from boris.search.pool import Skipped
 from boris.search.selection import FileFilter, search_root, tree_files
 from boris.stop import Stop
-from boris.structure.symbols import literal_pattern, name_parts, run_files
+from boris.structure.symbols import literal_pattern, name_parts, run_files, skipped_error
 from boris.structure.task import NAMES, PLACES, NameQuery, StructureTask, parse_place
 
 #: Definitions listed at most when a name names several.
@@ -50,11 +51,13 @@ def locate(access: FileAccess, path: str, symbol: str, stop: Stop | None = None)
     task = StructureTask(
         PLACES, access.max_size, NameQuery(parts=parts), literal_pattern(parts[-1])
     )
-    found = [
-        (file_label, file_path, parse_place(line))
-        for file_label, file_path, lines in run_files(task, iter(files), stop)
-        for line in lines
-    ]
+    found = []
+    for file_label, file_path, lines in run_files(task, iter(files), stop):
+        if isinstance(lines, Skipped):
+            if label is not None:
+                raise skipped_error(label, lines)
+            continue  # a tree's file the parser could not finish: as one without the name
+        found += [(file_label, file_path, parse_place(line)) for line in lines]
     if len(found) == 1:
         _, file_path, where = found[0]
         return Located(file_path, where.start, where.end, where.cell)
@@ -92,6 +95,8 @@ def _nearest(
     task = StructureTask(NAMES, access.max_size, longest=longest)
     names: set[str] = set()
     for _, _, lines in run_files(task, iter(files), stop):
+        if isinstance(lines, Skipped):
+            continue
         names.update(lines)
     if not names:
         return "; it defines nothing symbols can see"

@@ -16,14 +16,14 @@ cap with a line saying where to go on):
 
 from __future__ import annotations
 
-import itertools
+import dataclasses
 import os
-import time
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass
 
 from boris.errors import BorisError, Code
 from boris.files.access import FileAccess
+from boris.search.pool import CRASH, DEPTH, MEMORY, TIME, Skipped
 from boris.search.selection import (
     FileFilter,
     file_filter,
@@ -32,21 +32,21 @@ from boris.search.selection import (
     tree_entries,
 )
 from boris.search.walk import newest_first
-from boris.stop import CHECK_EVERY, Stop, check
+from boris.stop import Stop, check
 from boris.structure import languages
 from boris.structure.languages import KINDS, Language
 from boris.structure.notebook_cells import NotebookTooDeep
 from boris.structure.source import Part, Source, language_of, source_of
 from boris.structure.task import (
     DEFINITIONS,
+    FILE_SECONDS,
     MAP,
     OUTLINE,
-    PLACES,
     REFERENCES,
     NameQuery,
     StructureTask,
 )
-from boris.text import LIMIT, paged
+from boris.text import LIMIT, lines_within, paged
 
 
 @dataclass(frozen=True)
@@ -62,16 +62,6 @@ class Request:
     file_type: str | None = None
     head_limit: int = 0
     offset: int = 0
-
-
-#: Files looked at in this process before the rest goes to the workers: a search by
-#: name mostly reads files and passes them by, a map parses each one it shows. A
-#: search by name that turns out slow (a name defined in many files: each is parsed)
-#: goes to the workers sooner, after IN_PROCESS_SECONDS; a map does not, as the
-#: workers would parse ahead of what its page shows.
-IN_PROCESS = {DEFINITIONS: 1000, REFERENCES: 1000, PLACES: 1000}
-IN_PROCESS_PARSING = 100
-IN_PROCESS_SECONDS = 0.1
 
 
 def run(access: FileAccess, request: Request, stop: Stop | None = None) -> str:
@@ -93,10 +83,11 @@ def run(access: FileAccess, request: Request, stop: Stop | None = None) -> str:
     if mode == MAP:
         return _map(task, entries, request, stop)
     candidates = ((label, entry.path) for label, entry in entries if _may_read(entry.name))
-    lines = _lines(task, candidates, request, stop)
+    skipped: list[str] = []
+    lines = _lines(task, candidates, request, stop, skipped)
     if lines is None:
-        return "No references found" if mode == REFERENCES else "No definitions found"
-    return lines
+        lines = "No references found" if mode == REFERENCES else "No definitions found"
+    return lines + skipped_note(skipped) if skipped else lines
 
 
 def _query(request: Request) -> tuple[NameQuery, str]:
@@ -203,40 +194,35 @@ def _one_file(
     if source is None:
         return f"{label}: not read: a binary file, or a notebook that is not valid JSON"
     task = StructureTask(mode, access.max_size, query)
-    lines, total = _page_of(task.each_line(label, source, stop), request, stop)
-    if total == 0:
-        return "No references found" if mode == REFERENCES else "No definitions found"
-    return paged(lines, total, request.head_limit, request.offset, "line")
-
-
-def _page_of(
-    produced: Iterator[str], request: Request, stop: Stop | None
-) -> tuple[list[str], int | None]:
-    """The lines of one file from the offset on, as many as its page shows, and how
-    many lines the file has in all where the page says it (None where it does not).
-    The work stops once the page is full; only a page cut at the output cap tells the
-    total, and then the lines after it are counted, not kept."""
     offset, head_limit = request.offset, request.head_limit
-    kept: list[str] = []
-    total = 0
-    chars = -1
-    for line in produced:
-        total += 1
-        if total <= offset:
-            continue
-        kept.append(line)
-        chars += len(line) + 1
-        if chars > LIMIT:
-            break  # cut at the cap: the page says how many lines there are
-        if head_limit and len(kept) == head_limit:
-            return kept, None  # a full page that fits says nothing of the rest
+    if head_limit:
+        # A full page that fits says nothing of the rest: no more is made. A page cut
+        # at the output cap says how many lines there are: then all are made.
+        lines = _file_lines(
+            dataclasses.replace(task, most=offset + head_limit), source, label, path, stop
+        )
+        page = lines[offset : offset + head_limit]
+        if lines_within(page) < len(page):
+            lines = _file_lines(task, source, label, path, stop)
     else:
-        return kept, total
-    for count, _ in enumerate(produced):
-        if not count % CHECK_EVERY:
-            check(stop)
-        total += 1
-    return kept, total
+        lines = _file_lines(task, source, label, path, stop)
+    if not lines:
+        return "No references found" if mode == REFERENCES else "No definitions found"
+    return paged(lines[offset:], len(lines), head_limit, offset, "line")
+
+
+def _file_lines(
+    task: StructureTask, source: Source, label: str, path: str, stop: Stop | None
+) -> list[str]:
+    """One file's lines for ``task``, made by the workers (an empty file's here)."""
+    if not any(part.text for part in source.parts):
+        return task.lines(label, source)  # an empty file: nothing to parse
+    lines: list[str] = []
+    for _, _, found in run_files(task, iter([(label, path)]), stop):
+        if isinstance(found, Skipped):
+            raise skipped_error(label, found)
+        lines = found
+    return lines
 
 
 def _read_one(access: FileAccess, path: str, name: str, language: Language) -> Source | None:
@@ -257,34 +243,54 @@ def _read_one(access: FileAccess, path: str, name: str, language: Language) -> S
 
 def run_files(
     task: StructureTask, files: Iterator[tuple[str, str]], stop: Stop | None
-) -> Generator[tuple[str, str, list[str]], None, None]:
+) -> Generator[tuple[str, str, list[str] | Skipped], None, None]:
     """``(label, path, lines)`` for the files that give lines, in the order of
-    ``files``: the first ones looked at here, the rest by the workers (the same lines,
-    whoever looks)."""
-    by_name = task.mode in IN_PROCESS
-    deadline = time.monotonic() + IN_PROCESS_SECONDS
-    for label, path in itertools.islice(files, IN_PROCESS.get(task.mode, IN_PROCESS_PARSING)):
-        check(stop)
-        lines = task.run_file(label, path)
-        if lines:
-            yield label, path, lines
-        if by_name and time.monotonic() > deadline:
-            break
+    ``files``, each parsed by a worker process (in this process only where none can
+    run); a file a worker could not finish comes as :class:`Skipped`."""
     from boris.search import pool as searchpool
 
-    pool = searchpool.shared_pool()
+    pool = searchpool.shared_pool(parsing=True)
     if pool is None:
         yield from searchpool.search_here(task, files, lambda: 0, stop)
         return
     for found in pool.results(task, files, lambda: 0, stop):
-        check(stop)  # replies already in the pipe are not waited for, nor read on
+        check(stop)  # replies already in the socket are not waited for, nor read on
         yield found
 
 
+def skipped_note(skipped: list[str]) -> str:
+    """The line after a page that names the files a search skipped (``<label> (<why>)``)."""
+    return f"\n\n[Skipped {len(skipped)} file(s) the parser could not finish: " + (
+        "; ".join(skipped) + "]"
+    )
+
+
+def why_skipped(skipped: Skipped) -> str:
+    """Why a file was not read to the end, in words."""
+    if skipped.reason == TIME:
+        return f"parsing it took more than {FILE_SECONDS:.0f} s"
+    if skipped.reason == DEPTH:
+        return "it nests deeper than the parser can follow"
+    if skipped.reason == MEMORY:
+        return "parsing it needed more memory than a file of its size may take"
+    return "the parser failed on it (out of its memory budget, or it crashed)"
+
+
+def skipped_error(label: str, skipped: Skipped) -> BorisError:
+    """A single file's answer when it was skipped."""
+    code = Code.IO_ERROR if skipped.reason == CRASH else Code.FILE_TOO_LARGE
+    return BorisError(code, f"could not read the structure of {label}: {why_skipped(skipped)}")
+
+
 def _lines(
-    task: StructureTask, files: Iterator[tuple[str, str]], request: Request, stop: Stop | None
+    task: StructureTask,
+    files: Iterator[tuple[str, str]],
+    request: Request,
+    stop: Stop | None,
+    skipped: list[str],
 ) -> str | None:
-    """The page of a search by name or for references; None when nothing was found."""
+    """The page of a search by name or for references; None when nothing was found.
+    The files the parser could not finish are added to ``skipped``."""
     offset, head_limit = request.offset, request.head_limit
     wanted = offset + head_limit if head_limit else None
     kept: list[str] = []
@@ -292,7 +298,10 @@ def _lines(
     chars = 0
     results = run_files(task, files, stop)
     try:
-        for _, _, lines in results:
+        for label, _, lines in results:
+            if isinstance(lines, Skipped):
+                skipped.append(f"{label} ({why_skipped(lines)})")
+                continue
             for line in lines:
                 produced += 1
                 if produced > offset:
@@ -340,7 +349,9 @@ def _map(
     cut = False
     results = run_files(task, iter(page), stop)
     try:
-        for _, path, lines in results:
+        for label, path, lines in results:
+            if isinstance(lines, Skipped):
+                lines = [f"{label} [not read: {why_skipped(lines)}]"]
             block = "\n".join(lines)
             if blocks and chars + len(block) + 1 > LIMIT:
                 cut = True

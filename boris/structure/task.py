@@ -19,14 +19,16 @@ nothing of the server.
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import functools
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from boris.search.file_search import compiled
 from boris.search.file_text import read_text_file
+from boris.search.frames import string_list
 from boris.stop import Stop, check
 from boris.structure.definitions import Definition, definitions, each_definition
 from boris.structure.grammars import parse, parse_range, prefix_end
@@ -85,15 +87,42 @@ def _regex(pattern: str) -> Any:
     return re2.compile(pattern, options)
 
 
+#: The longest a worker may parse and look at one file: beyond what any file of real
+#: code takes (a generated 9 MB Python file takes some 25 s on a busy machine), short of
+#: a call that hangs.
+FILE_SECONDS = 60.0
+
+#: The memory a file's work may take beyond what its worker holds already: so many
+#: times its size, at least MIN_BUDGET (small files), at most MAX_BUDGET. Measured as
+#: peak RSS over generated files (tests/structure/test_bounded.py, bench/symbols.py
+#: --hostile): the syntax tree takes some 30 bytes per byte of a dense file, the
+#: query's matches about as much again while they are read, the definitions found in
+#: them a little more: a minified bundle or a file of declarations peaks near 90
+#: (2.9 MB: 262 MiB), ordinary code far below; nesting adds nothing.
+BUDGET_PER_BYTE = 128
+MIN_BUDGET = 64 << 20
+MAX_BUDGET = 512 << 20
+
+
+def memory_budget(size: int) -> int:
+    """The memory the work on a file of ``size`` bytes may take."""
+    return min(max(size * BUDGET_PER_BYTE, MIN_BUDGET), MAX_BUDGET)
+
+
 @dataclass(frozen=True)
 class StructureTask:
     """What to do with each file of a structure search, as plain data."""
+
+    #: It parses with tree-sitter: only in workers (boris.search.pool), within budgets.
+    ISOLATED: ClassVar[bool] = True
 
     mode: str
     max_size: int
     query: NameQuery = NameQuery()
     #: A grep pattern a file must match to be parsed (the name as a word), if any.
     prefilter: str | None = None
+    #: The longest a worker may take over one file.
+    seconds: float = FILE_SECONDS
     #: How much of a file's lines the page can still take, whatever came before it: at
     #: most ``most`` lines (0: any number), and with ``capped`` none after the one whose
     #: characters, counted from line ``uncounted`` on (the offset), pass the output
@@ -105,6 +134,31 @@ class StructureTask:
     #: empty line); None gives each definition's last name instead, as the text after
     #: the last dot.
     longest: int | None = 0
+
+    @property
+    def file_seconds(self) -> float | None:
+        return self.seconds
+
+    def memory_budget(self, path: str) -> int | None:
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            size = 0
+        return memory_budget(min(size, self.max_size))
+
+    def wire(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_wire(cls, fields: dict[str, Any]) -> StructureTask:
+        query = fields["query"]
+        return cls(**{**fields, "query": NameQuery(**{**query, "parts": tuple(query["parts"])})})
+
+    def result_to_wire(self, result: list[str]) -> Any:
+        return result
+
+    def result_from_wire(self, value: Any) -> list[str]:
+        return string_list(value)
 
     def run_chunk(
         self, chunk: list[tuple[str, str]], skip: int, stop: Stop | None = None

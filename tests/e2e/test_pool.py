@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.support import http_client, http_server, text_of
+from tests.support import BORIS, http_client, http_server, text_of
+from tests.support.files import memory_kib, peak_start
 from tests.support.pids import children, wait_gone
 from tests.support.trees import expected_counts, write_big_tree
 
@@ -49,3 +50,38 @@ async def test_a_server_whose_python_is_gone_searches_alone(big_tree: Path, tmp_
             again: Any = await client.call_tool("grep", {"pattern": "hit", "output_mode": "count"})
             assert text_of(again) == text_of(result)
         assert children(server.proc.pid) == set()
+
+
+#: The server's address space limit in the test below: room for the server, far short of
+#: what a syntax tree of the nested templates takes (some 2.5 GB).
+SERVER_LIMIT = 2 << 30
+
+
+async def test_a_file_that_breaks_the_parser_costs_the_server_nothing(tmp_path: Path) -> None:
+    """A C++ file of nested templates, whose syntax tree takes some 1,600 bytes a byte:
+    under a limit of its address space, the server lives on (the parser runs in workers,
+    which die on it, never in the server), answers with an error naming the file, and
+    goes on serving. It never maps a grammar, and its peak memory hardly moves."""
+    n = 400_000
+    (tmp_path / "deep.cpp").write_text("A<" * n + "int" + ">" * n + " x;\n")
+    (tmp_path / "ok.py").write_text("def fine():\n    pass\n")
+    command = ["prlimit", f"--as={SERVER_LIMIT}", *BORIS]
+    with http_server(workdir=tmp_path, command=command) as server:
+        async with http_client(server.url) as client:
+            await client.call_tool("symbols", {"path": "ok.py"})  # started, grammars loaded
+            base = peak_start(server.proc.pid)
+            result: Any = await client.call_tool(
+                "symbols", {"path": "deep.cpp"}, raise_on_error=False
+            )
+            assert text_of(result) == (
+                "[IO_ERROR] could not read the structure of deep.cpp: the parser failed on it "
+                "(out of its memory budget, or it crashed)"
+            )
+            assert result.is_error
+            listed: Any = await client.call_tool("symbols", {"path": "."})
+            assert "deep.cpp [not read: the parser failed on it" in text_of(listed)
+            assert "  function fine  1-2  def fine():" in text_of(listed)
+            assert memory_kib(server.proc.pid, "VmHWM") - base < 64 * 1024
+            maps = Path(f"/proc/{server.proc.pid}/maps").read_text()
+            assert "tree_sitter" not in maps
+        assert server.proc.poll() is None

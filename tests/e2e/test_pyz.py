@@ -31,8 +31,7 @@ from typing import Any
 
 import pytest
 
-from boris.structure.symbols import IN_PROCESS
-from boris.structure.task import DEFINITIONS
+from boris.search.pool import CHUNK_FILES
 from tests.support import (
     DEFAULT_TOOLS,
     REPO,
@@ -381,10 +380,10 @@ async def test_http(pyz: Path, run_dir: tuple[Path, dict[str, str]]) -> None:
 
 
 def write_targets(root: Path) -> str:
-    """More Python files below ``root`` than a structure search reads in the server, a
-    few of them defining ``Target.target``; the search's expected output."""
+    """Python files below ``root`` for the workers to parse, in more than one chunk,
+    a few of them defining ``Target.target``; the search's expected output."""
     expected = []
-    for n in range(IN_PROCESS[DEFINITIONS] + 200):
+    for n in range(3 * CHUNK_FILES):
         body = f"def helper_{n}():\n    return {n}\n"
         if n % 50 == 0:
             body += "\n\nclass Target:\n    def target(self):\n        return 1\n"

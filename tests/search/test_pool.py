@@ -15,6 +15,7 @@ import pytest
 
 from boris.files.scope import PathScope
 from boris.search import grep as engine
+from boris.search import pool as searchpool
 from boris.search.pool import Pool
 from tests.support.pids import pid_alive
 from tests.support.trees import (
@@ -179,3 +180,75 @@ def test_workers_that_cannot_start_leave_the_search_to_this_process(
         assert pool.checkout() == []  # given up on
     finally:
         pool.close()
+
+
+def test_a_workers_environment_holds_no_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's token is not in its workers' environment (a command of the server's
+    user that got into a worker would find none there)."""
+    monkeypatch.setenv("BORIS_TOKEN", "secret-token")
+    monkeypatch.setenv("BORIS_TOKEN_FILE", "/run/secrets/token")
+    pool = Pool(1)
+    try:
+        workers = pool.checkout()
+        environ = Path(f"/proc/{workers[0].proc.pid}/environ").read_bytes().split(b"\0")
+        pool.release(workers)
+    finally:
+        pool.close()
+    assert [entry for entry in environ if entry.startswith(b"BORIS_TOKEN")] == []
+    assert any(entry.startswith(b"PYTHONPATH=") for entry in environ)
+
+
+# A worker that says it is ready, then answers its first request with a pickle that would
+# create a file if it were unpickled (the attack of a process that got into a worker).
+_FORGER = """
+import json, os, pickle, struct, sys
+def send(body):
+    os.write(1, struct.pack("<I", len(body)) + body)
+send(json.dumps(["ready"]).encode())
+header = os.read(0, 4)
+os.read(0, struct.unpack("<I", header)[0])
+class Touch:
+    def __reduce__(self):
+        return os.system, ("touch " + sys.argv[1],)
+send(REPLY)
+os.read(0, 1)
+"""
+
+#: The forged replies, as Python expressions of the frame's body.
+REPLIES = {
+    "pickle": "pickle.dumps(Touch())",
+    "index": 'json.dumps(["chunk", [[4096, 1]]]).encode()',
+    "shape": 'json.dumps(["chunk", [[0, "1"]]]).encode()',
+}
+
+
+@pytest.mark.parametrize("reply", list(REPLIES))
+def test_a_reply_that_is_not_what_was_asked_ends_the_worker(
+    big_tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reply: str
+) -> None:
+    """A worker's reply that is not a JSON frame of the right shape (a pickle, a file
+    index outside the chunk, a count that is not a number) is never used: the worker is
+    ended, the search is done without it, with the same output, and nothing ran here."""
+    marker = tmp_path / "ran-here"
+    forger = _FORGER
+    if reply == "index":
+        forger = forger.replace(
+            "pickle.dumps([(0, 1)])", 'json.dumps(["chunk", [[4096, 1]]]).encode()'
+        )
+    elif reply == "shape":
+        forger = forger.replace(
+            "pickle.dumps([(0, 1)])", 'json.dumps(["chunk", [[0, "1"]]]).encode()'
+        )
+    monkeypatch.setattr(searchpool, "COMMAND", ["-c", forger, str(marker)])
+    q = query("count")
+    files = list(engine._tree(str(big_tree), q, PathScope([], [])))
+    pool = Pool(2)
+    try:
+        found = [
+            f"{label}:{count}" for label, _, count in pool.results(q.task, iter(files), no_skip)
+        ]
+        assert found == expected_counts()
+        assert pool._started == 0  # both ended
+    finally:
+        pool.close()
+    assert not marker.exists()

@@ -4,7 +4,7 @@ the work inside one large file, a call off seen inside one file's work, a notebo
 nested deeper than Python recurses.
 
 Memory is measured as the peak RSS of a child process, against
-:func:`~boris.structure.budget.memory_budget` of the file (what the work on it may
+:func:`~boris.structure.task.memory_budget` of the file (what the work on it may
 take); the old figures were many times over it. Work is counted, not timed, except
 where the old figure was minutes: then only "far below" it is asked.
 """
@@ -28,11 +28,20 @@ from boris.stop import Stopped
 from boris.structure import definitions as engine_definitions
 from boris.structure import symbols as engine
 from boris.structure import task as engine_task
-from boris.structure.budget import MEMORY_CAP, MEMORY_FLOOR, memory_budget
 from boris.structure.languages import PYTHON
 from boris.structure.locate import locate
 from boris.structure.source import Part, Source
-from boris.structure.task import MAP, MAX_SIGNATURE, OUTLINE, StructureTask, outline, signature
+from boris.structure.task import (
+    MAP,
+    MAX_BUDGET,
+    MAX_SIGNATURE,
+    MIN_BUDGET,
+    OUTLINE,
+    StructureTask,
+    memory_budget,
+    outline,
+    signature,
+)
 from boris.text import LIMIT, printable
 from tests.support import hostile_sources as hostile
 from tests.support.sessions import open_access as access
@@ -43,7 +52,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(autouse=True)
 def in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(searchpool, "shared_pool", lambda: None)
+    monkeypatch.setattr(searchpool, "shared_pool", lambda parsing=False: None)
 
 
 # --- memory, measured in a child process ------------------------------------------------
@@ -55,7 +64,7 @@ CHILD = r"""
 import dataclasses, json, resource, sys
 from pathlib import Path
 from boris.search import pool
-pool.shared_pool = lambda: None
+pool.shared_pool = lambda parsing=False: None
 from boris.errors import BorisError
 from boris.structure import symbols
 from boris.structure.locate import locate
@@ -139,9 +148,9 @@ def test_memory_per_byte_of_a_minified_bundle(tmp_path: Path) -> None:
 
 
 def test_the_budget_is_bounded() -> None:
-    assert memory_budget(0) == MEMORY_FLOOR
-    assert memory_budget(1 << 40) == MEMORY_CAP
-    assert MEMORY_FLOOR < memory_budget(1 << 20) <= MEMORY_CAP
+    assert memory_budget(0) == MIN_BUDGET
+    assert memory_budget(1 << 40) == MAX_BUDGET
+    assert MIN_BUDGET < memory_budget(1 << 20) <= MAX_BUDGET
 
 
 def test_a_large_python_file_is_outlined_a_piece_at_a_time(tmp_path: Path) -> None:

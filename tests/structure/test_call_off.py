@@ -24,7 +24,7 @@ from tests.support.trees import write_tree
 
 @pytest.fixture(autouse=True)
 def in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(searchpool, "shared_pool", lambda: None)
+    monkeypatch.setattr(searchpool, "shared_pool", lambda parsing=False: None)
 
 
 def called_off() -> threading.Event:
@@ -62,9 +62,9 @@ def test_a_search_called_off_stops(tmp_path: Path, request_: engine.Request) -> 
 
 
 def test_a_map_called_off_after_the_first_files_stops(tmp_path: Path) -> None:
-    """Called off once the files a map parses first are done, as the rest go to the
-    workers (here, with none, to this process)."""
-    first = engine.IN_PROCESS_PARSING
+    """Called off once the first hundred files of a map are done (here looked at in this
+    process: there are no workers), it looks at no other."""
+    first = 100
     root = write_tree(tmp_path, {"f0.py": "def one(): pass\n"})
     for n in range(1, first + 1):
         os.link(root / "f0.py", root / f"f{n}.py")

@@ -1,8 +1,12 @@
-"""A structure search over a large tree runs in grep's worker processes: the same output
-as in this process, pages that fit together, and a call off that stops it."""
+"""A structure search runs in grep's worker processes: the same output as in this process
+(where none can run), pages that fit together, a call off that stops it; a worker that
+dies is replaced, and a file that kills its worker, or takes longer than its time
+budget, is skipped with a note."""
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,11 +14,12 @@ from typing import Any
 
 import pytest
 
+from boris.errors import BorisError
 from boris.search import pool as searchpool
-from boris.search.pool import Pool
+from boris.search.pool import TIME, Pool, Skipped
 from boris.stop import Stopped
 from boris.structure import symbols as engine
-from boris.structure.task import DEFINITIONS, NameQuery, StructureTask
+from boris.structure.task import DEFINITIONS, OUTLINE, NameQuery, StructureTask
 from tests.support.sessions import open_access as access
 from tests.support.trees import set_mtimes, write_tree
 
@@ -51,7 +56,7 @@ def run(
 ) -> str:
     with monkeypatch.context() as patched:
         if not parallel:
-            patched.setattr(searchpool, "shared_pool", lambda: None)
+            patched.setattr(searchpool, "shared_pool", lambda parsing=False: None)
         return engine.run(access(root), request)
 
 
@@ -63,40 +68,6 @@ def test_definitions_by_name_over_a_large_tree(
     assert found.splitlines() == expected_targets()
     qualified = run(tree, engine.Request(name="Target1.target"), parallel, monkeypatch)
     assert qualified.splitlines() == [line for line in expected_targets() if "Target1" in line]
-
-
-def test_slow_work_goes_to_the_workers_with_the_same_output(
-    tree: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Work in this process that takes longer than IN_PROCESS_SECONDS hands the rest of
-    the files to the workers at once: the output does not change."""
-    monkeypatch.setattr(engine, "IN_PROCESS_SECONDS", 0.0)
-    found = run(tree, engine.Request(name="target"), True, monkeypatch)
-    assert found.splitlines() == expected_targets()
-    page = run(tree, engine.Request(name="target", offset=5, head_limit=3), True, monkeypatch)
-    assert page.splitlines()[:3] == expected_targets()[5:8]
-
-
-def test_a_map_page_parsed_here_is_not_handed_to_the_workers(
-    tree: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A map's page of no more files than this process parses stays here however long
-    they take: handed to the workers, the rest of the tree would be parsed ahead of the
-    page, most of it for nothing."""
-    expected = run(tree, engine.Request(path=".", head_limit=50), False, monkeypatch)
-    monkeypatch.setattr(engine, "IN_PROCESS_SECONDS", 0.0)
-    handed: list[tuple[str, str]] = []
-    here = searchpool.search_here
-
-    def to_workers(task: Any, files: Iterator[tuple[str, str]], *rest: Any) -> Any:
-        handed.extend(files)
-        return here(task, iter(handed), *rest)
-
-    monkeypatch.setattr(searchpool, "shared_pool", lambda: None)
-    monkeypatch.setattr(searchpool, "search_here", to_workers)
-    assert engine.run(access(tree), engine.Request(path=".", head_limit=50)) == expected
-    assert expected.count(" (Python, ") == 50
-    assert handed == []
 
 
 @pytest.mark.parametrize("parallel", [False, True])
@@ -164,3 +135,90 @@ def test_a_structure_search_called_off_stops(tree: Path, monkeypatch: pytest.Mon
         engine.run(access(tree), engine.Request(name="^Target0$", regex=True), later)
     assert pools
     assert pools[0]._idle == []  # the workers busy with it were ended, not waited for
+
+
+def deep_cpp(path: Path) -> Path:
+    """A C++ file of nested templates: its syntax tree takes some 1,600 bytes a byte of
+    text, far past a worker's memory budget for it; the worker dies on it."""
+    n = 100_000
+    path.write_text("A<" * n + "int" + ">" * n + " x;\n")
+    return path
+
+
+def test_a_worker_killed_during_a_structure_search_is_replaced(tree: Path) -> None:
+    """A worker killed by its pid while it parses: its files are parsed by a new one,
+    and the output is whole and in order."""
+    files = [(f"d00/m{n:05d}.py", str(tree / f"d00/m{n:05d}.py")) for n in range(0, FILES, 13)]
+    task = StructureTask(DEFINITIONS, 1 << 20, NameQuery(parts=("target",)), r"\btarget\b")
+    pool = Pool(2)
+    try:
+        whole = [(label, lines) for label, _, lines in pool.results(task, iter(files), int)]
+        assert len(whole) == len([n for n in range(0, FILES, 13) if n % 7 == 0])
+        workers = pool.checkout()
+        pids = [worker.proc.pid for worker in workers]
+        pool.release(workers)
+        results = pool.results(task, iter(files), int)
+        label, _, lines = next(results)
+        os.kill(pids[0], signal.SIGKILL)
+        assert [(label, lines), *((label, lines) for label, _, lines in results)] == whole
+        again = pool.checkout()
+        assert len(again) == 2
+        assert pids[0] not in [worker.proc.pid for worker in again]
+        pool.release(again)
+    finally:
+        pool.close()
+
+
+def test_a_file_that_kills_its_worker_is_skipped_with_a_note(tmp_path: Path) -> None:
+    """The file is tried once more in a new worker, then left out with a note that
+    names it (a map, a search by name) or answered with an error (the file alone);
+    every other file is read, and the server process parses none of them."""
+    root = write_tree(
+        tmp_path,
+        {"a.py": "def deep():\n    pass\n", "z.py": "class deep:\n    pass\n"},
+    )
+    deep_cpp(root / "m.cpp")
+    set_mtimes(root, ["a.py", "m.cpp", "z.py"])
+    assert engine.run(access(root), engine.Request()) == (
+        "z.py (Python, 2 lines)\n  class deep  1-2  class deep:\n"
+        "m.cpp [not read: the parser failed on it (out of its memory budget, or it crashed)]\n"
+        "a.py (Python, 2 lines)\n  function deep  1-2  def deep():"
+    )
+    # m.cpp holds no "deep": a search by name does not parse it.
+    (root / "n.cpp").write_text("int deep;\n" + (root / "m.cpp").read_text())
+    assert engine.run(access(root), engine.Request(name="deep")) == (
+        "a.py:1-2  function deep  def deep():\n"
+        "z.py:1-2  class deep  class deep:\n\n"
+        "[Skipped 1 file(s) the parser could not finish: n.cpp (the parser failed on it "
+        "(out of its memory budget, or it crashed))]"
+    )
+    with pytest.raises(BorisError) as raised:
+        engine.run(access(root), engine.Request(path="m.cpp"))
+    assert str(raised.value) == (
+        "[IO_ERROR] could not read the structure of m.cpp: the parser failed on it "
+        "(out of its memory budget, or it crashed)"
+    )
+    assert engine.run(access(root), engine.Request(path="a.py")) == (
+        "a.py (Python, 2 lines)\nfunction deep  1-2  def deep():"
+    )
+
+
+def test_a_file_past_its_time_budget_is_skipped_at_once(tmp_path: Path) -> None:
+    """A file whose parse takes longer than the task's time budget: its worker is ended
+    and replaced, the file given as skipped (not tried again), the next file read."""
+    slow = tmp_path / "slow.py"
+    # Some 5 s to outline on this machine, busy or not.
+    slow.write_text("".join(f"def f{n}(a, b):\n    return [a, b, {n}]\n" for n in range(60_000)))
+    fast = tmp_path / "fast.py"
+    fast.write_text("def f():\n    pass\n")
+    task = StructureTask(OUTLINE, 1 << 30, seconds=1.0)
+    files = [("slow.py", str(slow)), ("fast.py", str(fast))]
+    pool = Pool(1)
+    try:
+        found = [(label, lines) for label, _, lines in pool.results(task, iter(files), int)]
+        assert found == [
+            ("slow.py", Skipped(TIME)),
+            ("fast.py", ["fast.py (Python, 2 lines)", "function f  1-2  def f():"]),
+        ]
+    finally:
+        pool.close()
