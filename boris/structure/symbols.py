@@ -77,7 +77,13 @@ def run(access: FileAccess, request: Request, stop: Stop | None = None) -> str:
     offset, head_limit = request.offset, request.head_limit
     most, uncounted = (0, 0) if mode == MAP else (offset + head_limit if head_limit else 0, offset)
     task = StructureTask(
-        mode, access.max_size, query, _prefilter(query, mode), most, uncounted, capped=True
+        mode,
+        access.max_size,
+        query,
+        _prefilter(query, mode),
+        most=most,
+        uncounted=uncounted,
+        capped=True,
     )
     entries = tree_entries(root, files, access.scope, stop)
     if mode == MAP:
