@@ -201,17 +201,18 @@ def _one_file(
         return f"{label}: not read: a binary file, or a notebook that is not valid JSON"
     task = StructureTask(mode, access.max_size, query)
     offset, head_limit = request.offset, request.head_limit
+    # The lines past the page are counted, not made: a page cut at the output cap
+    # says how many there are.
+    counted = dataclasses.replace(task, uncounted=offset, capped=True, counted=True)
     if head_limit:
-        # A full page that fits says nothing of the rest: no more is made. A page cut
-        # at the output cap says how many lines there are: then all are made.
-        lines = _file_lines(
-            dataclasses.replace(task, most=offset + head_limit), source, label, path, stop
-        )
+        # A full page that fits says nothing of the rest: no more is looked at.
+        bounded = dataclasses.replace(counted, most=offset + head_limit, counted=False)
+        lines = _file_lines(bounded, source, label, path, stop)
         page = lines[offset : offset + head_limit]
         if lines_within(page) < len(page):
-            lines = _file_lines(task, source, label, path, stop)
+            lines = _file_lines(counted, source, label, path, stop)
     else:
-        lines = _file_lines(task, source, label, path, stop)
+        lines = _file_lines(counted, source, label, path, stop)
     if not lines:
         return "No references found" if mode == REFERENCES else "No definitions found"
     return paged(lines[offset:], len(lines), head_limit, offset, "line")

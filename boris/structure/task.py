@@ -130,6 +130,10 @@ class StructureTask:
     most: int = 0
     uncounted: int = 0
     capped: bool = False
+    #: With the bounds, the lines before ``uncounted`` and after the last the page can
+    #: take still counted, given as empty lines (a file's page tells how many lines it
+    #: has): none is kept.
+    counted: bool = False
     #: For NAMES: the longest qualified name given (0: any; a longer one gives an
     #: empty line); None gives each definition's last name instead, as the text after
     #: the last dot.
@@ -222,11 +226,15 @@ class StructureTask:
         kept: list[str] = []
         chars = 0
         for line in produced:
-            kept.append(line)
-            if len(kept) > self.uncounted:
+            if len(kept) >= self.uncounted:
                 chars += len(line) + 1
+            elif self.counted:
+                line = ""
+            kept.append(line)
             if (self.most and len(kept) >= self.most) or (self.capped and chars > LIMIT + 1):
                 break
+        if self.counted:
+            kept.extend("" for _ in produced)
         return kept
 
     def each_line(self, label: str, source: Source, stop: Stop | None = None) -> Iterator[str]:
