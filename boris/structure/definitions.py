@@ -189,7 +189,7 @@ def each_definition(
         if around is not None:
             cursor.set_byte_range(start, end)
         for count, (index, captures) in enumerate(cursor.matches(tree.root_node)):
-            if stop is not None and not count % CHECK_EVERY:
+            if stop is not None and count and not count % CHECK_EVERY:
                 check(stop)
             _collect(index, captures, found, source)
     # Two that start together (see _nest) in the order of their names.

@@ -286,7 +286,7 @@ def _checked(items: Iterable[Definition], stop: Stop | None) -> Iterator[Definit
         yield from items
         return
     for count, item in enumerate(items):
-        if not count % CHECK_EVERY:
+        if count and not count % CHECK_EVERY:
             check(stop)
         yield item
 
@@ -342,8 +342,9 @@ def outline_lines(
     head = source.header(label)
     notes = []
     trees: list[tuple[Part, tree_sitter.Tree | None]] = []
-    for part in source.parts:
-        check(stop)
+    for index, part in enumerate(source.parts):
+        if index:
+            check(stop)  # between a notebook's cells (the file's own look came before)
         tree = parse(source.language, part.text, stop=stop)
         error = _error(tree)
         if error is not None:
@@ -460,7 +461,7 @@ def reference_lines(
         at_line, at_byte, at_column = 0, 0, 1
         found_references = references(tree, part.text, name, source.language, found)
         for count, ref in enumerate(found_references):
-            if stop is not None and not count % CHECK_EVERY:
+            if stop is not None and count and not count % CHECK_EVERY:
                 check(stop)
             line = lines[ref.line - 1]
             byte = ref.byte - starts[ref.line - 1]
