@@ -2,6 +2,7 @@ r"""symbols speed on a large tree, through one real Boris session, side by side 
 
 Usage: python bench/symbols.py [--runs N] [--corpus-dir DIR] [--copies N]
                                [--checkout DIR ...] [--only TEXT] [--pages N]
+                               [--hostile]
 
 Builds (once, then reuses) under --corpus-dir:
 - ``tree/``: --copies copies of the running Python's standard library (site-packages
@@ -47,6 +48,16 @@ of the timed runs; grep's too, and the ratio of the two); then the server's VmRS
 and its VmHWM after the calls, and its search workers'. The server and its workers use
 every core: on a busy machine the times move (the CPU times less), and the load
 average is printed beside them.
+
+``--hostile`` times instead the outlines of files real repositories hold that are hard
+on a parser's user (tests/support/hostile_sources.py, written under ``hostile/``):
+minified one-line bundles of 0.9, 2.9 and 9 MB, JavaScript functions nested 14,600
+deep (293 KB), a generated C file of 9.9 MB of declarations (whole, and its first
+page of 3 lines), a notebook nested 100,000 deep, a generated Python module of 6 MB
+(whole, and its first page). Each call runs once, in a server of
+its own (one per checkout): the call's peak memory is the most the VmHWM of the server
+or of one of its search workers grew by over it (after a first outline of a small
+file), as a file is parsed in one of them.
 """
 
 from __future__ import annotations
@@ -78,6 +89,9 @@ from procs import (
     print_memory,
 )
 from rawrpc import RawServer, boris_command
+
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
+from tests.support import hostile_sources  # the files the tests pin these cases with
 
 #: Files of the map's tree, lines of the outlined file.
 MAP_FILES = 5000
@@ -305,11 +319,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--pages", type=int, default=0, help="read only this many pages of references (0: all)"
     )
+    parser.add_argument(
+        "--hostile", action="store_true", help="time the outlines of hard files instead"
+    )
     args = parser.parse_args(argv)
     exit_cleanly_on_sigterm()
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     root = Path(args.corpus_dir).resolve()
+    if args.hostile:
+        hostile(root / "hostile", args.checkout or [None], args.only)
+        return
     build_corpus(root, args.copies)
     common = build_common_tree(root)
     print(
@@ -464,6 +484,80 @@ def time_call(call: Call, servers: list[Server], runs: int) -> None:
             f"<= {call.factor:g}x grep  {verdict}  (CPU {ours.cpu:.2f} s, grep {theirs.cpu:.2f} s: "
             f"{ours.cpu / theirs.cpu:.2f}x)"
         )
+
+
+# --- hard files --------------------------------------------------------------------
+
+
+def hostile_files(root: Path) -> list[tuple[str, str, dict[str, Any]]]:
+    """The hard files, written once: (label, file name, the call's other arguments)."""
+    made: dict[str, Callable[[], bytes]] = {
+        "bundle-0.9MB.min.js": lambda: hostile_sources.minified(900_000),
+        "bundle-2.9MB.min.js": lambda: hostile_sources.minified(2_900_000),
+        "bundle-9MB.min.js": lambda: hostile_sources.minified(9_000_000),
+        "nested-293KB.js": lambda: hostile_sources.nested("js", 14_600),
+        "declarations-9.9MB.c": lambda: hostile_sources.declarations(9_900_000),
+        "deep.ipynb": lambda: hostile_sources.deep_notebook(100_000),
+        "module-6MB.py": lambda: hostile_sources.python_module(6_000_000),
+        "small.js": lambda: b"function small() {}\n",
+    }
+    root.mkdir(parents=True, exist_ok=True)
+    for name, make in made.items():
+        if not (root / name).exists():
+            (root / name).write_bytes(make())
+    return [
+        ("outline of a 0.9 MB minified bundle", "bundle-0.9MB.min.js", {}),
+        ("outline of a 2.9 MB minified bundle", "bundle-2.9MB.min.js", {}),
+        ("outline of a 9 MB minified bundle", "bundle-9MB.min.js", {}),
+        ("outline of 14,600 nested functions", "nested-293KB.js", {}),
+        ("map of 14,600 nested functions", "nested-293KB.js", {"map": True}),
+        ("outline of a 9.9 MB C file", "declarations-9.9MB.c", {}),
+        ("its first 3 lines", "declarations-9.9MB.c", {"head_limit": 3}),
+        ("a notebook nested 100,000 deep", "deep.ipynb", {}),
+        ("outline of a 6 MB Python module", "module-6MB.py", {}),
+        ("its first 3 lines (Python)", "module-6MB.py", {"head_limit": 3}),
+    ]
+
+
+def peaks(server: int) -> dict[int, int]:
+    """The VmHWM (KiB) of the server and of each of its search workers."""
+    return {pid: memory_kib(pid, "VmHWM") for pid in (server, *children(server))}
+
+
+def hostile(root: Path, checkouts: list[str | None], only: str) -> None:
+    calls = hostile_files(root)
+    print(f"{'call':<42}{'time':>9}{'peak':>10}  checkout")
+    for label, name, extra in calls:
+        if only not in label:
+            continue
+        arguments = dict(extra)
+        # A map is of a directory that holds the file alone.
+        if arguments.pop("map", False):
+            alone = root / f"map-{name}"
+            alone.mkdir(exist_ok=True)
+            if not (alone / name).exists():
+                os.link(root / name, alone / name)
+            arguments["path"] = str(alone)
+        else:
+            arguments["path"] = str(root / name)
+        for checkout in checkouts:
+            with RawServer(boris_command(root), cwd=checkout) as server:
+                server.initialize()
+                server.call("symbols", {"path": str(root / "small.js")})
+                before = peaks(server.pid)
+                start = time.perf_counter()
+                try:
+                    text = server.call("symbols", arguments)
+                    outcome = f"{len(text):,} characters"
+                except RuntimeError as exc:
+                    outcome = f"error: {str(exc)[:60]}"
+                seconds = time.perf_counter() - start
+                after = peaks(server.pid)
+                # The server's and each worker's growth: a file is parsed in one of them.
+                peak = max(after[pid] - before.get(pid, 0) for pid in after) / 1024
+                where = os.path.abspath(checkout) if checkout else "."
+                print(f"{label:<42}{seconds:8.2f}s{peak:7.0f} MiB  {where}  ({outcome})")
+    print(f"load: {load_average()}")
 
 
 if __name__ == "__main__":

@@ -14,19 +14,81 @@ class-like definition made a method, qualified names, names written qualified
 as written, a name over several lines joined), what only looks like a function left out.
 
 Nothing of the syntax tree outlives :func:`definitions`: the result is plain values.
+
+What a definition costs does not grow with how deep it lies: it points at the name
+that qualifies it (a :class:`Qualifier`, shared with what lies beside it) instead of
+holding every part. :func:`each_definition` makes each definition as it is read, so
+that a reader that stops early (a full page) stops the work.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
+from boris.stop import CHECK_EVERY, Stop, check
 from boris.structure.grammars import grammar
 from boris.structure.languages import KINDS, Language
 
 if TYPE_CHECKING:
     import tree_sitter
+
+
+class Qualifier:
+    """A qualified name as a link to the one it is written in and the parts it adds:
+    the definitions and scopes nested in one another share what qualifies them, so a
+    name's cost does not grow with its depth (a tuple of every part per definition
+    grows with the square of the nesting)."""
+
+    __slots__ = ("count", "length", "own", "up")
+
+    def __init__(self, up: Qualifier | None, own: tuple[str, ...]) -> None:
+        self.up = up
+        self.own = own
+        #: How many parts, and the characters of the name joined with dots.
+        above = up.count if up is not None else 0
+        self.count: int = above + len(own)
+        joined = sum(map(len, own)) + len(own) - 1 if own else 0
+        if up is None or not above:
+            self.length: int = joined
+        else:
+            self.length = up.length + (1 + joined if own else 0)
+
+    def parts(self, stop: Qualifier | None = None) -> tuple[str, ...]:
+        """The parts outermost first; with ``stop``, only those after its own."""
+        found: list[tuple[str, ...]] = []
+        node: Qualifier | None = self
+        while node is not None and node is not stop:
+            found.append(node.own)
+            node = node.up
+        return tuple(part for own in reversed(found) for part in own)
+
+    def tail(self, count: int) -> tuple[str, ...]:
+        """The last ``count`` parts (all of them where there are fewer)."""
+        found: list[str] = []
+        node: Qualifier | None = self
+        while node is not None and len(found) < count:
+            found[:0] = node.own
+            node = node.up
+        return tuple(found[-count:]) if count else ()
+
+    def __eq__(self, other: object) -> bool:
+        """Equal qualified names, compared a link at a time (never by recursion)."""
+        if not isinstance(other, Qualifier):
+            return NotImplemented
+        return self is other or (
+            self.count == other.count
+            and self.length == other.length
+            and self.parts() == other.parts()
+        )
+
+    def __hash__(self) -> int:
+        return hash(self.parts())
+
+    def __repr__(self) -> str:
+        return f"Qualifier({'.'.join(self.parts())!r})"
 
 
 class Definition(NamedTuple):
@@ -37,8 +99,8 @@ class Definition(NamedTuple):
     #: As an outline shows it below its parent: the name, with what qualifies it that
     #: is not shown as a parent (a Go receiver, a Rust impl's type: ``Server.start``).
     name: str
-    #: The parts of its qualified name, outermost first.
-    parts: tuple[str, ...]
+    #: Its qualified name (see :attr:`parts`).
+    qualifier: Qualifier
     #: Lines, 1-based, inclusive; ``line`` is the line of its name (the signature; of
     #: a name written over lines, ``Stack<T>::\npush``, its last).
     start: int
@@ -53,8 +115,13 @@ class Definition(NamedTuple):
     name_end: int
 
     @property
+    def parts(self) -> tuple[str, ...]:
+        """The parts of its qualified name, outermost first (as many steps as parts)."""
+        return self.qualifier.parts()
+
+    @property
     def qualified(self) -> str:
-        return ".".join(self.parts)
+        return ".".join(self.qualifier.parts())
 
 
 @dataclass(slots=True)
@@ -100,25 +167,46 @@ _CAPITALS = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
 
 
 def definitions(
-    tree: tree_sitter.Tree, language: Language, around: list[tuple[int, int]] | None = None
+    tree: tree_sitter.Tree,
+    language: Language,
+    around: list[tuple[int, int]] | None = None,
+    source: bytes | None = None,
 ) -> list[Definition]:
     """Every definition of ``tree``, in source order (a parent before what it holds).
 
     With ``around`` (byte spans), only the definitions that meet one of the spans: those
     whose names may lie there, and those holding them, which qualify them. Where a name
-    is looked for, the query then visits a few branches of the tree, not all of it."""
+    is looked for, the query then visits a few branches of the tree, not all of it.
+    ``source`` is the text parsed, where the tree was read from it in pieces (its
+    nodes' text is then the parser's to read again, slowly)."""
+    return list(each_definition(tree, language, around, source=source))
+
+
+def each_definition(
+    tree: tree_sitter.Tree,
+    language: Language,
+    around: list[tuple[int, int]] | None = None,
+    stop: Stop | None = None,
+    source: bytes | None = None,
+) -> Iterator[Definition]:
+    """:func:`definitions` one at a time, each made as it is read: a reader that stops
+    early (a full page) stops the work. The query's matches are read first (the
+    binding gives them as one list), and let go of once their definitions are found;
+    ``stop`` is looked at every :data:`~boris.stop.CHECK_EVERY` of them."""
     import tree_sitter
 
-    query = grammar(language).definitions
     found: dict[tuple[int, int], _Found] = {}
-    cursor = tree_sitter.QueryCursor(query)
+    cursor = tree_sitter.QueryCursor(grammar(language).definitions)
     for start, end in [(0, tree.root_node.end_byte)] if around is None else _merged(around):
         if around is not None:
             cursor.set_byte_range(start, end)
-        for index, captures in cursor.matches(tree.root_node):
-            _collect(index, captures, found)
+        for count, (index, captures) in enumerate(cursor.matches(tree.root_node)):
+            if stop is not None and count and not count % CHECK_EVERY:
+                check(stop)
+            _collect(index, captures, found, source)
     # Two that start together (see _nest) in the order of their names.
     ordered = sorted(found.values(), key=lambda f: (f.start_byte, f.name_start))
+    found.clear()
     return _nest(ordered, language)
 
 
@@ -137,7 +225,10 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def _collect(
-    index: int, captures: dict[str, list[tree_sitter.Node]], found: dict[tuple[int, int], _Found]
+    index: int,
+    captures: dict[str, list[tree_sitter.Node]],
+    found: dict[tuple[int, int], _Found],
+    source: bytes | None,
 ) -> None:
     # Each pattern of a query captures one definition or scope.
     kind, node = next((_ROLES[c], nodes[0]) for c, nodes in captures.items() if c in _ROLES)
@@ -150,18 +241,18 @@ def _collect(
     if declarators:
         names = names + [name for d in declarators if (name := _declared(d)) is not None]
     receiver = captures.get("receiver")
-    prefix: tuple[str, ...] = (_last_identifier(_text(receiver[0])),) if receiver else ()
-    prefixes = [_text(word) for word in captures.get("prefix", [])]
+    prefix: tuple[str, ...] = (_last_identifier(_text(receiver[0], source)),) if receiver else ()
+    prefixes = [_text(word, source) for word in captures.get("prefix", [])]
     qualifier = captures.get("qualifier")
     if qualifier:
-        prefix = _assigned_to(_text(qualifier[0]))
+        prefix = _assigned_to(_text(qualifier[0], source))
     lines: tuple[int, int] | None = None
     for name in names:
         key = name.byte_range
         have = found.get(key)
         if have is not None and have.index <= index:
             continue
-        text = _text(name)
+        text = _text(name, source)
         own: tuple[str, ...]
         if kind:
             if prefixes:
@@ -203,30 +294,31 @@ def _collect(
 _ROLES = {"scope": "", **{f"definition.{kind}": kind for kind in KINDS}}
 
 
-def _nest(ordered: list[_Found], language: Language) -> list[Definition]:
+def _nest(ordered: Iterable[_Found], language: Language) -> Iterator[Definition]:
     """Definitions with their nesting: a definition lies in the last one before it
     whose bytes hold it and that starts before it. Two that start together are side by
     side: the names of one declaration (``int a, b;``), a struct and the variable
     declared with it (``struct S {…} s;``). Scopes qualify, but are not shown."""
-    result: list[Definition] = []
-    # Each entry: the found item, its qualified parts, its definition (None: a scope).
-    stack: list[tuple[_Found, tuple[str, ...], Definition | None]] = []
+    # Each entry: the found item, its qualified name, its definition (None: a scope).
+    stack: list[tuple[_Found, Qualifier | None, Definition | None]] = []
+    shown_at: list[int] = []  # the places in the stack of its definitions
     for item in ordered:
         while stack and (
             stack[-1][0].end_byte <= item.start_byte or stack[-1][0].start_byte == item.start_byte
         ):
             stack.pop()
+            if shown_at and shown_at[-1] == len(stack):
+                shown_at.pop()
         parent = stack[-1] if stack else None
-        parts = parent[1] + item.own if parent else item.own
+        above = parent[1] if parent is not None else None
+        qualifier = Qualifier(above, item.own) if item.own or above is None else above
         if not item.kind:  # a scope
-            stack.append((item, parts, None))
+            stack.append((item, qualifier, None))
             continue
-        if parent is not None and parent[2] is not None:
-            shown: tuple[_Found, tuple[str, ...], Definition | None] | None = parent
-        else:
-            shown = next((entry for entry in reversed(stack) if entry[2] is not None), None)
-        depth = shown[2].depth + 1 if shown is not None and shown[2] is not None else 0
-        name = ".".join(parts[len(shown[1]) :]) if shown is not None else ".".join(parts)
+        shown = stack[shown_at[-1]] if shown_at else None
+        shown_definition = shown[2] if shown is not None else None
+        depth = shown_definition.depth + 1 if shown_definition is not None else 0
+        name = ".".join(qualifier.parts(shown[1] if shown is not None else None))
         kind = item.kind
         if kind == "function" and (
             len(item.own) > 1
@@ -238,7 +330,7 @@ def _nest(ordered: list[_Found], language: Language) -> list[Definition]:
         definition = Definition(
             kind,
             name,
-            parts,
+            qualifier,
             item.start,
             item.end,
             item.name_line,
@@ -248,10 +340,10 @@ def _nest(ordered: list[_Found], language: Language) -> list[Definition]:
             item.name_start,
             item.name_end,
         )
-        result.append(definition)
+        yield definition
         if kind != "type":  # a C typedef holds its struct; the struct is not its member
-            stack.append((item, parts, definition))
-    return result
+            shown_at.append(len(stack))
+            stack.append((item, qualifier, definition))
 
 
 def _content_end(node: tree_sitter.Node) -> tuple[int, int]:
@@ -277,8 +369,8 @@ def _content_end(node: tree_sitter.Node) -> tuple[int, int]:
     return point.row, point.column
 
 
-def _text(node: tree_sitter.Node) -> str:
-    data = node.text
+def _text(node: tree_sitter.Node, source: bytes | None) -> str:
+    data = node.text if source is None else source[node.start_byte : node.end_byte]
     return data.decode("utf-8", "replace") if data is not None else ""
 
 

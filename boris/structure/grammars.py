@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING
 
+from boris.stop import Stop, check
 from boris.structure.languages import Language
 
 if TYPE_CHECKING:
@@ -50,11 +51,16 @@ def query_text(key: str) -> str:
     return resources.files("boris.structure").joinpath("queries").joinpath(f"{key}.scm").read_text()
 
 
-def parse(language: Language, source: bytes, through: int | None = None) -> tree_sitter.Tree:
+def parse(
+    language: Language, source: bytes, through: int | None = None, stop: Stop | None = None
+) -> tree_sitter.Tree:
     """The syntax tree of ``source`` (UTF-8 bytes); with ``through``, perhaps of only
     the start of it that holds the first ``through`` bytes in whole top-level
     statements (see :func:`prefix_end`): its definitions there are the whole file's.
-    Where that start reads with a syntax error, the file is parsed whole."""
+    Where that start reads with a syntax error, the file is parsed whole.
+
+    With ``stop``, a large source is handed to the parser a piece at a time, and
+    :class:`~boris.stop.Stopped` ends the parse soon after ``stop`` is set."""
     import tree_sitter
 
     parser = tree_sitter.Parser(grammar(language).language)
@@ -63,7 +69,44 @@ def parse(language: Language, source: bytes, through: int | None = None) -> tree
         tree = parser.parse(source[:end])
         if not tree.root_node.has_error:
             return tree
-    return parser.parse(source)
+    if stop is None or len(source) <= PIECE:
+        return parser.parse(source)
+
+    def piece(offset: int, _point: tuple[int, int]) -> bytes:
+        # Told the end of the text, the parser ends the tree there.
+        return b"" if stop.is_set() else source[offset : offset + PIECE]
+
+    tree = parser.parse(piece)
+    check(stop)
+    return tree
+
+
+#: Bytes handed to the parser at a time, where a parse may be called off: it reads
+#: this much in a few milliseconds.
+PIECE = 1 << 16
+
+
+def parse_range(
+    language: Language, source: bytes, start: int, end: int, row: int, stop: Stop | None = None
+) -> tree_sitter.Tree:
+    """The syntax tree of ``source[start:end]`` alone (``start`` the first byte of line
+    ``row``, 0-based), its nodes placed as in the whole source."""
+    import tree_sitter
+
+    parser = tree_sitter.Parser(grammar(language).language)
+    newline = source.rfind(b"\n", start, end)
+    end_row = row + source.count(b"\n", start, end)
+    end_column = end - (newline + 1) if newline >= 0 else end - start
+    parser.included_ranges = [tree_sitter.Range((row, 0), (end_row, end_column), start, end)]
+    if stop is None:
+        return parser.parse(source)
+
+    def piece(offset: int, _point: tuple[int, int]) -> bytes:
+        return b"" if stop.is_set() else source[offset : offset + PIECE]
+
+    tree = parser.parse(piece)
+    check(stop)
+    return tree
 
 
 def prefix_end(language: Language, source: bytes, through: int) -> int | None:

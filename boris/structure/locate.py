@@ -24,6 +24,10 @@ from boris.structure.task import NAMES, PLACES, NameQuery, StructureTask, parse_
 MAX_LISTED = 30
 #: Files whose names are looked through for the nearest names.
 NEAREST_FILES = 5000
+#: How many times longer than the symbol a name close to it may be: difflib's
+#: closeness, twice the characters in common over both lengths, is below its cutoff
+#: (0.6) for a name more than 2/0.6 - 1 times as long.
+CLOSE_LENGTH = 2 / 0.6 - 1 + 0.01
 
 
 @dataclass(frozen=True)
@@ -80,17 +84,21 @@ def _nearest(
         if label is not None
         else itertools.islice(tree_files(root, FileFilter(), access.scope, stop), NEAREST_FILES)
     )
-    task = StructureTask(NAMES, access.max_size)
     # A qualified symbol is compared with qualified names, a bare one with bare names.
     qualified = len(name_parts(symbol)) > 1
+    wanted = ".".join(name_parts(symbol))
+    # A name too long to be close is not made (deep nesting makes long ones): no name
+    # longer than CLOSE_LENGTH times the symbol's is close enough to be shown.
+    longest = max(int(len(wanted) * CLOSE_LENGTH), 1) if qualified else None
+    task = StructureTask(NAMES, access.max_size, longest=longest)
     names: set[str] = set()
     for _, _, lines in run_files(task, iter(files), stop):
         if isinstance(lines, Skipped):
             continue
-        names.update(lines if qualified else (line.rpartition(".")[2] for line in lines))
+        names.update(lines)
     if not names:
         return "; it defines nothing symbols can see"
-    wanted = ".".join(name_parts(symbol))
+    names.discard("")  # the names too long to be close
     close = difflib.get_close_matches(wanted, sorted(names), n=5)
     if not close:
         return "; no name there is close to it"

@@ -15,13 +15,20 @@ import re
 _IPYTHON_LINE = re.compile(rb"^([ \t]*)(?:%|!|\?)[^\n]*", re.MULTILINE)
 
 
+class NotebookTooDeep(Exception):
+    """A notebook's JSON nests deeper than the standard library's reader recurses."""
+
+
 def code_cells(data: bytes) -> tuple[int, list[tuple[int, bytes]]] | None:
     """The number of cells of a notebook and ``(number, source)`` for each code cell,
-    numbered from 1 among all cells; None when ``data`` is not a notebook."""
+    numbered from 1 among all cells; None when ``data`` is not a notebook.
+    :class:`NotebookTooDeep` where it cannot be read (nested thousands deep)."""
     try:
         content = json.loads(data)
     except ValueError:
         return None
+    except RecursionError:
+        raise NotebookTooDeep from None
     cells = content.get("cells") if isinstance(content, dict) else None
     if not isinstance(cells, list):
         return None

@@ -18,6 +18,7 @@ cap with a line saying where to go on):
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Generator, Iterable, Iterator
@@ -37,6 +38,7 @@ from boris.search.walk import newest_first
 from boris.stop import Stop, check
 from boris.structure import languages
 from boris.structure.languages import KINDS, Language
+from boris.structure.notebook_cells import NotebookTooDeep
 from boris.structure.pages import MAX_CHARS, Gate, Pages, Relay, Resume
 from boris.structure.source import Part, Source, language_of, source_of
 from boris.structure.task import (
@@ -48,7 +50,7 @@ from boris.structure.task import (
     NameQuery,
     StructureTask,
 )
-from boris.text import LIMIT, paged
+from boris.text import LIMIT, lines_within, paged
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,9 @@ def run(
     if label is not None:
         return _one_file(access, root, label, files, request, query, task_mode, stop)
     mode = MAP if task_mode == OUTLINE else task_mode
-    task = StructureTask(mode, access.max_size, query, _prefilter(query, mode))
+    # A map's file gives no more than the page can take (its files are paged whole). A
+    # search by name is not cut inside a file: a later page goes on from where it stopped.
+    task = StructureTask(mode, access.max_size, query, _prefilter(query, mode), capped=mode == MAP)
     if mode == MAP:
         return _map(task, tree_entries(root, files, access.scope, stop), request, stop)
     key = (root, task, request.include, request.file_type)
@@ -195,21 +199,43 @@ def _one_file(
     language = language_of(name, path)
     if language is None:
         return f"{label}: not read: not a language symbols knows ({languages.language_names()})"
-    source = _read_one(access, path, name, language)
+    try:
+        source = _read_one(access, path, name, language)
+    except NotebookTooDeep:
+        return f"{label}: not read: a notebook whose JSON nests too deep to read"
     if source is None:
         return f"{label}: not read: a binary file, or a notebook that is not valid JSON"
     task = StructureTask(mode, access.max_size, query)
-    if any(part.text for part in source.parts):
-        lines = []
-        for _, _, found in run_files(task, iter([(label, path)]), stop):
-            if isinstance(found, Skipped):
-                raise skipped_error(label, found)
-            lines = found
-    else:  # an empty file: nothing to parse
-        lines = task.lines(label, source)
+    offset, head_limit = request.offset, request.head_limit
+    # The lines past the page are counted, not made: a page cut at the output cap
+    # says how many there are.
+    counted = dataclasses.replace(task, uncounted=offset, capped=True, counted=True)
+    if head_limit:
+        # A full page that fits says nothing of the rest: no more is looked at.
+        bounded = dataclasses.replace(counted, most=offset + head_limit, counted=False)
+        lines = _file_lines(bounded, source, label, path, stop)
+        page = lines[offset : offset + head_limit]
+        if lines_within(page) < len(page):
+            lines = _file_lines(counted, source, label, path, stop)
+    else:
+        lines = _file_lines(counted, source, label, path, stop)
     if not lines:
         return "No references found" if mode == REFERENCES else "No definitions found"
-    return paged(lines[request.offset :], len(lines), request.head_limit, request.offset, "line")
+    return paged(lines[offset:], len(lines), head_limit, offset, "line")
+
+
+def _file_lines(
+    task: StructureTask, source: Source, label: str, path: str, stop: Stop | None
+) -> list[str]:
+    """One file's lines for ``task``, made by the workers (an empty file's here)."""
+    if not any(part.text for part in source.parts):
+        return task.lines(label, source)  # an empty file: nothing to parse
+    lines: list[str] = []
+    for _, _, found in run_files(task, iter([(label, path)]), stop):
+        if isinstance(found, Skipped):
+            raise skipped_error(label, found)
+        lines = found
+    return lines
 
 
 def _read_one(access: FileAccess, path: str, name: str, language: Language) -> Source | None:

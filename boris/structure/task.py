@@ -18,22 +18,24 @@ nothing of the server.
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import functools
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from boris.search.file_text import read_text_file
 from boris.search.frames import string_list
 from boris.stop import Stop, check
-from boris.structure.definitions import Definition, definitions
-from boris.structure.grammars import parse
+from boris.structure.definitions import Definition, definitions, each_definition
+from boris.structure.grammars import parse, parse_range, prefix_end
 from boris.structure.languages import Language, is_notebook
+from boris.structure.notebook_cells import NotebookTooDeep
 from boris.structure.references import definition_sites, holds, occurrences, references
 from boris.structure.source import Part, Source, language_of, source_of
-from boris.text import printable
+from boris.text import LIMIT, printable
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -72,8 +74,7 @@ class NameQuery:
             return False
         if self.pattern is not None:
             return _regex(self.pattern).search(definition.qualified) is not None
-        size = len(self.parts)
-        return definition.parts[-size:] == self.parts
+        return definition.qualifier.tail(len(self.parts)) == self.parts
 
 
 @functools.lru_cache(maxsize=8)
@@ -91,9 +92,13 @@ def _regex(pattern: str) -> Any:
 FILE_SECONDS = 60.0
 
 #: The memory a file's work may take beyond what its worker holds already: so many
-#: times its size (a syntax tree takes some 10 to 20 times the text), at least
-#: MIN_BUDGET (small files), at most MAX_BUDGET.
-BUDGET_PER_BYTE = 64
+#: times its size, at least MIN_BUDGET (small files), at most MAX_BUDGET. Measured as
+#: peak RSS over generated files (tests/structure/test_bounded.py, bench/symbols.py
+#: --hostile): the syntax tree takes some 30 bytes per byte of a dense file, the
+#: query's matches about as much again while they are read, the definitions found in
+#: them a little more: a minified bundle or a file of declarations peaks near 90
+#: (2.9 MB: 262 MiB), ordinary code far below; nesting adds nothing.
+BUDGET_PER_BYTE = 128
 MIN_BUDGET = 64 << 20
 MAX_BUDGET = 512 << 20
 
@@ -118,6 +123,21 @@ class StructureTask:
     prefilter: str | None = None
     #: The longest a worker may take over one file.
     seconds: float = FILE_SECONDS
+    #: How much of a file's lines the page can still take, whatever came before it: at
+    #: most ``most`` lines (0: any number), and with ``capped`` none after the one whose
+    #: characters, counted from line ``uncounted`` on (the offset), pass the output
+    #: cap. The work on a file stops there.
+    most: int = 0
+    uncounted: int = 0
+    capped: bool = False
+    #: With the bounds, the lines before ``uncounted`` and after the last the page can
+    #: take still counted, given as empty lines (a file's page tells how many lines it
+    #: has): none is kept.
+    counted: bool = False
+    #: For NAMES: the longest qualified name given (0: any; a longer one gives an
+    #: empty line); None gives each definition's last name instead, as the text after
+    #: the last dot.
+    longest: int | None = 0
 
     @property
     def file_seconds(self) -> float | None:
@@ -152,12 +172,12 @@ class StructureTask:
         found = []
         for index, (label, path) in enumerate(chunk):
             check(stop)
-            lines = self.run_file(label, path)
+            lines = self.run_file(label, path, stop)
             if lines:
                 found.append((index, lines))
         return found
 
-    def run_file(self, label: str, path: str) -> list[str]:
+    def run_file(self, label: str, path: str, stop: Stop | None = None) -> list[str]:
         """The lines of one file of a walk (one of a known language)."""
         name = path.rpartition(os.sep)[2]
         language = language_of(name, path)
@@ -166,10 +186,13 @@ class StructureTask:
         data = self._read(path, name, language)
         if data is None:
             return []
-        source = source_of(name, data, language)
+        try:
+            source = source_of(name, data, language)
+        except NotebookTooDeep:
+            return []  # skipped, as a notebook that is not JSON
         if source is None:
             return []
-        return self.lines(label, source)
+        return self.lines(label, source, stop)
 
     def _read(self, path: str, name: str, language: Language) -> bytes | None:
         """The file's text if it is to be parsed, as grep reads it. As in grep, a file
@@ -196,32 +219,86 @@ class StructureTask:
             return True
         return bool(sites(data, word, self.query.qualifiers, language))
 
-    def lines(self, label: str, source: Source) -> list[str]:
-        """The lines of ``source`` (a file shown as ``label``) for this task's mode."""
+    def lines(self, label: str, source: Source, stop: Stop | None = None) -> list[str]:
+        """The lines of ``source`` (a file shown as ``label``) for this task's mode, as
+        many as the page can take (see :attr:`most`)."""
+        produced = self.each_line(label, source, stop)
+        if not self.most and not self.capped:
+            return list(produced)
+        kept: list[str] = []
+        chars = 0
+        for line in produced:
+            if len(kept) >= self.uncounted:
+                chars += len(line) + 1
+            elif self.counted:
+                line = ""
+            kept.append(line)
+            if (self.most and len(kept) >= self.most) or (self.capped and chars > LIMIT + 1):
+                break
+        if self.counted:
+            kept.extend("" for _ in produced)
+        return kept
+
+    def each_line(self, label: str, source: Source, stop: Stop | None = None) -> Iterator[str]:
+        """The lines of ``source`` for this task's mode, made as they are read (a
+        reader that stops early stops the work); ``stop`` is looked at every
+        :data:`CHECK_EVERY` definitions."""
         if self.mode == REFERENCES:
-            return list(reference_lines(label, source, self.query.parts[-1]))
+            return reference_lines(label, source, self.query.parts[-1], stop)
         if self.mode == NAMES:
-            return [d.qualified for _, found, _, _ in parsed(source) for d in found]
+            return self._names(source, stop)
         if self.mode in (PLACES, DEFINITIONS):
-            wanted = [
-                (part, d, lines)
-                for part, found, lines, _ in parsed(source, self._word(), self.query.qualifiers)
-                for d in found
-                if self.query.wants(d)
-            ]
-            if self.mode == PLACES:
-                return [place(part, d) for part, d, _ in wanted]
-            return [definition_line(label, part, d, lines) for part, d, lines in wanted]
-        return outline(label, source, self.query.kind, top_only=self.mode == MAP)
+            return self._definitions(label, source, stop)
+        return outline_lines(label, source, self.query.kind, top_only=self.mode == MAP, stop=stop)
+
+    def _names(self, source: Source, stop: Stop | None) -> Iterator[str]:
+        longest = self.longest
+        for _, found, _, _ in parsed(source, stop=stop):
+            for d in _checked(found, stop):
+                if longest is None:
+                    yield d.qualifier.own[-1].rpartition(".")[2]
+                elif not longest or d.qualifier.length <= longest:
+                    yield d.qualified
+                else:
+                    yield ""  # a name too long to be close to what is looked for
+
+    def _definitions(self, label: str, source: Source, stop: Stop | None) -> Iterator[str]:
+        parts = parsed(source, self._word(), self.query.qualifiers, stop)
+        for part, found, lines, _ in parts:
+            for d in _checked(found, stop):
+                if self.query.wants(d):
+                    if self.mode == PLACES:
+                        yield place(part, d)
+                    else:
+                        yield definition_line(label, part, d, lines)
 
     def _word(self) -> str | None:
         """The name whose definitions are looked for, if one is."""
         return self.query.parts[-1] if self.query.parts and self.query.pattern is None else None
 
 
+#: Definitions (or references) made between two looks at whether the search was called
+#: off.
+CHECK_EVERY = 256
+
+
+def _checked(items: Iterable[Definition], stop: Stop | None) -> Iterator[Definition]:
+    """``items``, looking at ``stop`` every :data:`CHECK_EVERY` of them."""
+    if stop is None:
+        yield from items
+        return
+    for count, item in enumerate(items):
+        if count and not count % CHECK_EVERY:
+            check(stop)
+        yield item
+
+
 def parsed(
-    source: Source, word: str | None = None, qualifiers: tuple[str, ...] = ()
-) -> Iterator[tuple[Part, list[Definition], list[bytes], int | None]]:
+    source: Source,
+    word: str | None = None,
+    qualifiers: tuple[str, ...] = (),
+    stop: Stop | None = None,
+) -> Iterator[tuple[Part, Iterable[Definition], list[bytes], int | None]]:
     """Each part of ``source`` with its definitions (with ``word``, only those that may
     be named so, and those holding them; with ``qualifiers`` too, only in a part that
     holds each of them), its lines and the line of its first syntax error (None when
@@ -233,8 +310,8 @@ def parsed(
             if not around:
                 continue  # not parsed: the name is not where a definition names
         # Where a name is looked for, only as much is parsed as holds where it may be.
-        tree = parse(source.language, part.text, around[-1][1] if around else None)
-        found = definitions(tree, source.language, around)
+        tree = parse(source.language, part.text, around[-1][1] if around else None, stop)
+        found = each_definition(tree, source.language, around, stop, part.text)
         yield part, found, part.text.split(b"\n"), _error(tree)
 
 
@@ -256,64 +333,149 @@ def outline(label: str, source: Source, kind: str | None, *, top_only: bool) -> 
 
     In a map (``top_only``) the definitions are the file's top-level ones, below its
     header; with ``kind`` only those of that kind, at any depth, qualified."""
+    return list(outline_lines(label, source, kind, top_only=top_only))
+
+
+def outline_lines(
+    label: str, source: Source, kind: str | None, *, top_only: bool, stop: Stop | None = None
+) -> Iterator[str]:
+    """:func:`outline`'s lines, each made when it is read. Every part is parsed first:
+    the header tells the first syntax error of them all."""
     head = source.header(label)
     notes = []
-    lines = []
-    indent = "  " if top_only else ""
-    for part, found, text, error in parsed(source):
+    trees: list[tuple[Part, tree_sitter.Tree | None]] = []
+    for index, part in enumerate(source.parts):
+        if index:
+            check(stop)  # between a notebook's cells (the file's own look came before)
+        tree = parse(source.language, part.text, stop=stop)
+        error = _error(tree)
         if error is not None:
             where = f"cell {part.cell}, line {error}" if part.cell is not None else f"line {error}"
             notes.append(where)
-        cell = f"cell {part.cell}:" if part.cell is not None else ""
-        for d in found:
-            if kind is not None:
-                if d.kind == kind:
-                    lines.append(
-                        f"{indent}{d.kind} {d.qualified}  {cell}{d.start}-{d.end}  "
-                        f"{signature(text, d.line)}"
-                    )
-            elif not top_only or not d.depth:
-                lines.append(
-                    f"{indent}{'  ' * d.depth}{d.kind} {d.name}  {cell}{d.start}-{d.end}  "
-                    f"{signature(text, d.line)}"
-                )
-    if top_only and kind is not None and not lines:
-        return []  # a map with a kind shows only the files that hold one
+        # A large part that reads cleanly is outlined a piece at a time: its tree is
+        # let go of once it told its errors.
+        piecewise = (
+            error is None
+            and len(part.text) >= PIECEWISE_FROM
+            and source.language.top_level_start is not None
+        )
+        trees.append((part, None if piecewise else tree))
+        del tree
+    lines = _outline_entries(source, trees, kind, top_only, stop)
+    first = next(lines, None)
+    if top_only and kind is not None and first is None:
+        return  # a map with a kind shows only the files that hold one
     if notes:
         note = "; ".join(notes)
         if top_only:
             head = f"{head} [syntax errors: first at {note}]"
         else:
-            lines.insert(
-                0,
+            yield head
+            head = (
                 f"[Syntax errors, the first at {note}: definitions near them may be "
-                "missing or cut short.]",
+                "missing or cut short.]"
             )
-    return [head, *lines]
+    yield head
+    if first is not None:
+        yield first
+        yield from lines
+
+
+def _outline_entries(
+    source: Source,
+    trees: list[tuple[Part, tree_sitter.Tree | None]],
+    kind: str | None,
+    top_only: bool,
+    stop: Stop | None,
+) -> Iterator[str]:
+    indent = "  " if top_only else ""
+    for part, tree in trees:
+        text = part.text.split(b"\n")
+        cell = f"cell {part.cell}:" if part.cell is not None else ""
+        found = (
+            each_definition(tree, source.language, stop=stop, source=part.text)
+            if tree is not None
+            else _piecewise_definitions(source.language, part.text, stop)
+        )
+        for d in _checked(found, stop):
+            if kind is not None:
+                if d.kind == kind:
+                    yield (
+                        f"{indent}{d.kind} {d.qualified}  {cell}{d.start}-{d.end}  "
+                        f"{signature(text, d.line)}"
+                    )
+            elif not top_only or not d.depth:
+                # The indent is made with the line: the lines after a full page are not.
+                yield (
+                    f"{indent}{'  ' * d.depth}{d.kind} {d.name}  {cell}{d.start}-{d.end}  "
+                    f"{signature(text, d.line)}"
+                )
+
+
+#: Parts of at least this many bytes that read without a syntax error are outlined a
+#: piece of about PIECE_BYTES at a time, where their language tells where a top-level
+#: statement starts: the memory is a piece's, and a full page stops the parsing.
+PIECEWISE_FROM = 1 << 20
+PIECE_BYTES = 1 << 18
+
+
+def _piecewise_definitions(
+    language: Language, text: bytes, stop: Stop | None
+) -> Iterator[Definition]:
+    """The definitions of ``text``, which parses without a syntax error, each piece
+    parsed alone. A piece ends where :func:`~boris.structure.grammars.prefix_end`
+    cuts (at a top-level statement's start, the start before it reading alike with or
+    without the rest), so its definitions are the whole text's; a piece that reads with
+    a syntax error all the same is read again with all that follows it."""
+    size = len(text)
+    start = row = 0
+    while start < size:
+        through = start + PIECE_BYTES
+        cut = prefix_end(language, text, through) if through < size else None
+        end = size if cut is None else cut
+        tree = parse_range(language, text, start, end, row, stop)
+        if end < size and tree.root_node.has_error:
+            end = size
+            tree = parse_range(language, text, start, end, row, stop)
+        yield from each_definition(tree, language, stop=stop, source=text)
+        row += text.count(b"\n", start, end)
+        start = end
 
 
 def definition_line(label: str, part: Part, d: Definition, lines: list[bytes]) -> str:
     return f"{label}:{_range(part, d)}  {d.kind} {d.qualified}  {signature(lines, d.line)}"
 
 
-def reference_lines(label: str, source: Source, name: str) -> Iterator[str]:
+def reference_lines(
+    label: str, source: Source, name: str, stop: Stop | None = None
+) -> Iterator[str]:
     for part in source.parts:
         spans = occurrences(name, part.text)
         if not spans:
             continue
         # As much of the part as holds every occurrence in whole top-level statements:
         # what encloses each reads alike with or without the rest.
-        tree = parse(source.language, part.text, spans[-1][1])
+        tree = parse(source.language, part.text, spans[-1][1], stop=stop)
         # The definitions that meet an occurrence: those it names, those it lies in.
-        found = definitions(tree, source.language, spans)
+        found = definitions(tree, source.language, spans, part.text)
         lines = part.text.split(b"\n")
         starts = _line_starts(lines)
         cell = f"cell {part.cell}:" if part.cell is not None else ""
-        for ref in references(tree, part.text, name, source.language, found):
+        # A column counts the characters before the name from the last reference on
+        # the same line, not from the line's start: a minified line of many is read once.
+        at_line, at_byte, at_column = 0, 0, 1
+        found_references = references(tree, part.text, name, source.language, found)
+        for count, ref in enumerate(found_references):
+            if stop is not None and count and not count % CHECK_EVERY:
+                check(stop)
             line = lines[ref.line - 1]
-            column = len(line[: ref.byte - starts[ref.line - 1]].decode("utf-8", "replace")) + 1
+            byte = ref.byte - starts[ref.line - 1]
+            if ref.line != at_line:
+                at_line, at_byte, at_column = ref.line, 0, 1
+            at_column += len(line[at_byte:byte].decode("utf-8", "replace"))
+            at_byte = byte
             where = ref.enclosing.qualified if ref.enclosing is not None else "(top level)"
-            yield f"{label}:{cell}{ref.line}:{column}  in {where}  {signature(lines, ref.line)}"
+            yield f"{label}:{cell}{ref.line}:{at_column}  in {where}  {signature(lines, ref.line)}"
         error = _error(tree)
         if error is not None:
             yield _read_in_part(label, part, error)
@@ -364,9 +526,45 @@ def _range(part: Part, d: Definition) -> str:
 
 
 def signature(lines: list[bytes], line: int) -> str:
-    """Line ``line`` (1-based) of a source, trimmed, at most MAX_SIGNATURE characters."""
-    text = lines[line - 1].decode("utf-8", "replace").strip()
-    return printable(text[:MAX_SIGNATURE])
+    """Line ``line`` (1-based) of a source, trimmed, at most MAX_SIGNATURE characters.
+
+    A long line (a minified bundle's one line holds every definition) is decoded only
+    as far as the signature needs: what each definition costs does not grow with its
+    line."""
+    data = lines[line - 1]
+    if len(data) <= _SHORT_LINE:
+        text = data.decode("utf-8", "replace").strip()
+        return printable(text[:MAX_SIGNATURE])
+    return printable(_leading_text(data))
+
+
+#: Lines of at most this many bytes are decoded whole.
+_SHORT_LINE = 4 * MAX_SIGNATURE + 64
+#: Bytes of a long line decoded at a time.
+_STEP = 1024
+
+
+def _leading_text(data: bytes) -> str:
+    """``data.decode("utf-8", "replace").strip()[:MAX_SIGNATURE]``, decoding only as
+    far as that needs: its first MAX_SIGNATURE characters after the leading
+    whitespace, and then as far as a character that is not whitespace, which tells
+    that the line goes on past them (else they are trimmed at the right too)."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    kept = ""
+    size = len(data)
+    for start in range(0, size, _STEP):
+        piece = decoder.decode(data[start : start + _STEP], start + _STEP >= size)
+        if not kept:
+            piece = piece.lstrip()
+        room = MAX_SIGNATURE - len(kept)
+        if room > 0:
+            kept += piece[:room]
+            piece = piece[room:]
+        if len(kept) == MAX_SIGNATURE and (
+            not kept[-1].isspace() or (piece and not piece.isspace())
+        ):
+            return kept
+    return kept.rstrip()
 
 
 def _error(tree: tree_sitter.Tree) -> int | None:

@@ -119,6 +119,10 @@ def test_a_search_by_name_looks_at_no_file_after_a_full_page(tmp_path: Path) -> 
     names[-1] += "x" * (LIMIT + 2 - size(names))
     assert size(names) == LIMIT + 2
     source = "".join(f"class {name}:\n    def get(self): pass\n" for name in names)
+    # A file of many definitions is looked at inside too: as often alone as before b.py.
+    alone = write_tree(tmp_path / "alone", {"a.py": source})
+    counted = SetOnLook(1 << 30)
+    engine.run(access(alone), engine.Request(name="get"), counted)
     full = write_tree(tmp_path / "full", {"a.py": source, "b.py": "def get(): pass\n"})
-    page = engine.run(access(full), engine.Request(name="get"), SetOnLook(2))
+    page = engine.run(access(full), engine.Request(name="get"), SetOnLook(counted.looks + 1))
     assert page.endswith(f"To see more, call again with offset: {len(names) - 1}.]")
