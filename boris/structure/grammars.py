@@ -71,14 +71,7 @@ def parse(
             return tree
     if stop is None or len(source) <= PIECE:
         return parser.parse(source)
-
-    def piece(offset: int, _point: tuple[int, int]) -> bytes:
-        # Told the end of the text, the parser ends the tree there.
-        return b"" if stop.is_set() else source[offset : offset + PIECE]
-
-    tree = parser.parse(piece)
-    check(stop)
-    return tree
+    return _in_pieces(parser, source, stop)
 
 
 #: Bytes handed to the parser at a time, where a parse may be called off: it reads
@@ -100,8 +93,15 @@ def parse_range(
     parser.included_ranges = [tree_sitter.Range((row, 0), (end_row, end_column), start, end)]
     if stop is None:
         return parser.parse(source)
+    return _in_pieces(parser, source, stop)
+
+
+def _in_pieces(parser: tree_sitter.Parser, source: bytes, stop: Stop) -> tree_sitter.Tree:
+    """``source`` parsed as the parser reads it, PIECE bytes at a time: once ``stop`` is
+    set, the parser is told the text ends, and :class:`~boris.stop.Stopped` is raised."""
 
     def piece(offset: int, _point: tuple[int, int]) -> bytes:
+        # Told the end of the text, the parser ends the tree there.
         return b"" if stop.is_set() else source[offset : offset + PIECE]
 
     tree = parser.parse(piece)

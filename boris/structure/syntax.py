@@ -105,14 +105,10 @@ def _python_refusal(source: bytes) -> tuple[int, int] | None:
     None if it reads it."""
     text = source.decode("utf-8", "replace")
     try:
-        if "\\" in text:
-            # An invalid escape in a string: a warning, not an error, and not for stderr.
-            # (Only where there is a backslash: the guard costs more than a stretch's
-            # parse.)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                ast.parse(text)
-        else:
+        # What Python only warns of (an invalid escape in a string, a number run into a
+        # word, "is" with a literal) is no error, and not for stderr.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             ast.parse(text)
     except SyntaxError as exc:
         if not exc.lineno:

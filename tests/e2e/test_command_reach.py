@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import re
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -29,18 +29,11 @@ from tests.support import (
     stdio_client,
 )
 from tests.support.tasks import task_id_of
-from tests.support.users import as_other_user, directory_of_other_user, require_other_user
+from tests.support.users import as_other_user
 
 pytestmark = pytest.mark.anyio
 
 TOKEN = "0123456789abcdef" * 4
-
-
-@pytest.fixture
-def other_dir() -> Iterator[Path]:
-    require_other_user()
-    with directory_of_other_user() as path:
-        yield path
 
 
 # --- the token ------------------------------------------------------------------------

@@ -14,24 +14,16 @@ from __future__ import annotations
 
 import pickle
 import struct
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.support import BORIS, ok_text, stdio_client, text_of
-from tests.support.users import as_other_user, directory_of_other_user, require_other_user
+from tests.support.users import as_other_user
 
 pytestmark = pytest.mark.anyio
 
 TOKEN = "0123456789abcdef" * 4
-
-
-@pytest.fixture
-def other_dir() -> Iterator[Path]:
-    require_other_user()
-    with directory_of_other_user() as path:
-        yield path
 
 
 class _Touch:

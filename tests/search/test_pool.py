@@ -124,6 +124,11 @@ def test_a_page_far_into_the_output_is_the_same_wherever_files_are_searched(
             assert lines[:page] == whole[offset : offset + page], (offset, parallel)
 
 
+def counts(pool: Pool, q: engine.Query, files: list[tuple[str, str]]) -> list[str]:
+    """A count search's lines, searched by ``pool``."""
+    return [f"{label}:{count}" for label, _, count in pool.results(q.task, iter(files), no_skip)]
+
+
 def until_ended(pid: int) -> None:
     deadline = time.monotonic() + 30
     while pid_alive(pid):
@@ -173,10 +178,7 @@ def test_workers_that_cannot_start_leave_the_search_to_this_process(
     files = list(engine._tree(str(big_tree), q, PathScope([], [])))
     pool = Pool(2)
     try:
-        found = [
-            f"{label}:{count}" for label, _, count in pool.results(q.task, iter(files), no_skip)
-        ]
-        assert found == expected_counts()
+        assert counts(pool, q, files) == expected_counts()
         assert pool.checkout() == []  # given up on
     finally:
         pool.close()
@@ -230,24 +232,13 @@ def test_a_reply_that_is_not_what_was_asked_ends_the_worker(
     index outside the chunk, a count that is not a number) is never used: the worker is
     ended, the search is done without it, with the same output, and nothing ran here."""
     marker = tmp_path / "ran-here"
-    forger = _FORGER
-    if reply == "index":
-        forger = forger.replace(
-            "pickle.dumps([(0, 1)])", 'json.dumps(["chunk", [[4096, 1]]]).encode()'
-        )
-    elif reply == "shape":
-        forger = forger.replace(
-            "pickle.dumps([(0, 1)])", 'json.dumps(["chunk", [[0, "1"]]]).encode()'
-        )
+    forger = _FORGER.replace("REPLY", REPLIES[reply])
     monkeypatch.setattr(searchpool, "COMMAND", ["-c", forger, str(marker)])
     q = query("count")
     files = list(engine._tree(str(big_tree), q, PathScope([], [])))
     pool = Pool(2)
     try:
-        found = [
-            f"{label}:{count}" for label, _, count in pool.results(q.task, iter(files), no_skip)
-        ]
-        assert found == expected_counts()
+        assert counts(pool, q, files) == expected_counts()
         assert pool._started == 0  # both ended
     finally:
         pool.close()

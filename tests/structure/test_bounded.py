@@ -43,6 +43,7 @@ from boris.structure.task import (
     signature,
 )
 from boris.text import LIMIT, printable
+from tests.structure.test_call_off import SetOnLook
 from tests.support import hostile_sources as hostile
 from tests.support.sessions import open_access as access
 from tests.support.trees import write_tree
@@ -311,18 +312,6 @@ def test_a_file_gives_no_more_than_its_page_can_take(tmp_path: Path) -> None:
 
 
 # --- a call off inside one file -----------------------------------------------------------
-
-
-class SetOnLook:
-    """A stop set from its ``look``-th look on."""
-
-    def __init__(self, look: int) -> None:
-        self.look = look
-        self.looks = 0
-
-    def is_set(self) -> bool:
-        self.looks += 1
-        return self.looks >= self.look
 
 
 @pytest.mark.parametrize("look", [1, 2, 3, 5, 20])
