@@ -92,11 +92,6 @@ class ChunkTask(Protocol[R]):
 CHUNK_FILES = 128
 CHUNK_BYTES = 32 * 1024
 
-#: The first chunk of an ISOLATED task's files: every file it parses costs, and a page
-#: of its output is often full after a few files, so the chunks out at the workers
-#: when it fills (which are waited for) start small and grow.
-FIRST_ISOLATED_CHUNK = 8
-
 #: Requests in flight per worker: the next chunk is waiting when one is done.
 IN_FLIGHT = 2
 
@@ -425,7 +420,7 @@ class Pool:
             return
         pending: deque[Entry] = deque()
         alive: list[Worker] = list(workers)
-        chunks = _chunks(files, FIRST_ISOLATED_CHUNK if task.ISOLATED else CHUNK_FILES)
+        chunks = _chunks(files)
         try:
             for worker in list(alive):
                 for _ in range(IN_FLIGHT):
@@ -560,19 +555,15 @@ def search_here(
             yield label, path, result
 
 
-def _chunks(files: Iterator[tuple[str, str]], first: int) -> Iterator[list[tuple[str, str]]]:
-    """The files in chunks of ``first`` files, each twice the one before up to
-    CHUNK_FILES (and CHUNK_BYTES)."""
+def _chunks(files: Iterator[tuple[str, str]]) -> Iterator[list[tuple[str, str]]]:
     chunk: list[tuple[str, str]] = []
     size = 0
-    most = first
     for label, path in files:
         chunk.append((label, path))
         size += len(label) + len(path)
-        if len(chunk) >= most or size >= CHUNK_BYTES:
+        if len(chunk) >= CHUNK_FILES or size >= CHUNK_BYTES:
             yield chunk
             chunk, size = [], 0
-            most = min(most * 2, CHUNK_FILES)
     if chunk:
         yield chunk
 
