@@ -52,17 +52,11 @@ def serve() -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is for the server
     sys.stdout = sys.stderr  # the socket carries frames only
-    tasks: dict[tuple[str, str], Any] = {}
     try:
         _send(["ready"])
         while (request := _receive()) is not None:
             name, fields = request["task"]
-            key = (name, repr(fields))
-            task = tasks.get(key)
-            if task is None:
-                if len(tasks) > 64:
-                    tasks.clear()
-                task = tasks[key] = _task_class(name).from_wire(fields)
+            task = _task_class(name).from_wire(fields)
             chunk = [(label, path) for label, path in request["chunk"]]
             if getattr(task, "ISOLATED", False):
                 _run_isolated(task, chunk)
