@@ -147,7 +147,8 @@ class WorkerFailed(Exception):
         self.reason = reason
 
 
-#: Seconds a worker may take to start and say it is ready.
+#: Seconds a worker may take to start and say it is ready, and to load an ISOLATED
+#: task's class (and its imports) before it says it started on the chunk.
 START_SECONDS = 60.0
 
 
