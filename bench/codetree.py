@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import shutil
 import sys
 from pathlib import Path
 
@@ -308,6 +309,18 @@ def build(target: Path, files: int = FILES, seed: int = 38) -> None:
         place = target / group / package / f"{stem}.{kind}"
         place.parent.mkdir(parents=True, exist_ok=True)
         place.write_text(text)
+
+
+def built_once(target: Path, marker: Path) -> Path:
+    """The tree at ``target``, written (anew) unless ``marker`` says an earlier run
+    finished writing it."""
+    if not marker.exists():
+        if target.exists():
+            shutil.rmtree(target)
+        print("writing the generated tree ...", file=sys.stderr)
+        build(target)
+        marker.write_text("")
+    return target
 
 
 def main() -> None:

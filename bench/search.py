@@ -57,7 +57,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from codetree import build as build_common
+from codetree import built_once
 from procs import exit_cleanly_on_sigterm, load_average, memory_kib, print_memory
 from rawrpc import RawServer, boris_command
 
@@ -164,17 +164,6 @@ def build_corpus(target: Path) -> Path:
     return target
 
 
-def build_common_corpus(target: Path) -> Path:
-    marker = target.parent / ".boris-bench-common-complete"
-    if not marker.exists():
-        if target.exists():
-            shutil.rmtree(target)
-        print("writing the generated tree ...", file=sys.stderr)
-        build_common(target)
-        marker.write_text("")
-    return target
-
-
 def corpus_size(root: Path) -> tuple[int, int]:
     files = size = 0
     for directory, _, names in os.walk(root):
@@ -239,7 +228,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.corpus:
         corpus = Path(args.corpus).resolve()
     elif args.common:
-        corpus = build_common_corpus(Path(args.corpus_dir) / "common")
+        corpus = built_once(
+            Path(args.corpus_dir) / "common", Path(args.corpus_dir) / ".boris-bench-common-complete"
+        )
     else:
         corpus = build_corpus(Path(args.corpus_dir))
     files, size = corpus_size(corpus)

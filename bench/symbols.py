@@ -79,7 +79,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from codetree import build as build_common
+from codetree import built_once
 from procs import (
     children,
     cpu_seconds,
@@ -222,15 +222,7 @@ def build_corpus(target: Path, copies: int) -> None:
 
 def build_common_tree(target: Path) -> Path:
     """bench/codetree.py's tree under ``target/common``, built once."""
-    tree = target / "common"
-    marker = target / ".boris-bench-common-complete"
-    if not marker.exists():
-        if tree.exists():
-            shutil.rmtree(tree)
-        print("writing the generated tree ...", file=sys.stderr)
-        build_common(tree)
-        marker.write_text("")
-    return tree
+    return built_once(target / "common", target / ".boris-bench-common-complete")
 
 
 #: A line that starts a top-level definition of a Python module.

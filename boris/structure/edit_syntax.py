@@ -66,7 +66,7 @@ def check_syntax_off_loop(
     """The syntax errors ``after`` has that ``before`` (None: a new file) did not, in
     the language whose key is ``language``; both as the file holds them (a byte order
     mark, UTF-16). Plain data in and out; each source is parsed by ``parse``."""
-    read_as = _BY_KEY[language]
+    read_as = languages.by_key(language)
     try:
         new_text = as_text(after)
         old_text = None if before is None else as_text(before)
@@ -133,8 +133,6 @@ def _kind(error: Problem) -> str:
 
 
 # --- the edit's side --------------------------------------------------------------------
-
-_BY_KEY = {language.key: language for language in languages.LANGUAGES}
 
 
 def language_of_file(path: str, after: bytes) -> Language | None:

@@ -242,6 +242,14 @@ _VERSION = re.compile(rb"[\d.]+$")
 NOTEBOOK_SUFFIX = ".ipynb"
 
 
+_BY_KEY = {language.key: language for language in LANGUAGES}
+
+
+def by_key(key: str) -> Language:
+    """The language whose :attr:`~Language.key` is ``key`` (as plain data names it)."""
+    return _BY_KEY[key]
+
+
 def by_name(name: str) -> Language | None:
     """The language of a file by its name (the last component of a path); None when the
     name alone does not tell (see :func:`needs_first_line`)."""

@@ -17,13 +17,14 @@ seconds.
 Dropped when the tree may have changed, told cheaply:
 - a write through this server since (any tool call that is not read-only, bash
   included: :mod:`boris.changes`), which is how an agent changes its tree;
-- a file whose lines are kept has changed since (its size, modification time or inode:
-  one ``stat`` each, a few hundred at most).
+- a file whose lines are kept has changed since (its device, inode, size or modification
+  time, as an edit's fresh look compares them: one ``stat`` each, a few hundred at most).
 A change made elsewhere to a file the search has passed (the lines before the page) or
 a file added to a directory the walk has listed is not seen: those are the pages
 already shown, or the few files beside where the walk stands.
 
-Plain data and the standard library: nothing here is loaded before a search by name.
+Plain data, the standard library and a file's identity (boris.files.access): nothing here
+is loaded before a search by name.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
 
 from boris.changes import writes
+from boris.files.access import Identity, identity
 from boris.stop import Stop
 
 #: Searches kept per session, the characters of lines each may hold, those every
@@ -45,9 +47,6 @@ MAX_SEARCHES = 4
 MAX_CHARS = 1_000_000
 MAX_TOTAL_CHARS = 16_000_000
 MAX_AGE = 600.0
-
-#: What a kept file's state is compared by.
-Signature = tuple[int, int, int]
 
 
 class Relay:
@@ -76,7 +75,7 @@ class Resume:
     walk: Iterator[tuple[str, str]] | None
     relay: Relay
     #: The files whose lines are kept, as they were when kept; the writes then.
-    signatures: dict[str, Signature | None] = field(default_factory=dict)
+    signatures: dict[str, Identity | None] = field(default_factory=dict)
     writes: int = 0
     made: float = 0.0
     #: The characters of its lines.
@@ -142,12 +141,12 @@ class Gate:
         return [*self._taken, *self._ahead]
 
 
-def signature(path: str) -> Signature | None:
+def signature(path: str) -> Identity | None:
+    """What a kept file's state is compared by: its identity as an edit sees it."""
     try:
-        info = os.stat(path)
+        return identity(os.stat(path))
     except OSError:
         return None
-    return info.st_size, info.st_mtime_ns, info.st_ino
 
 
 class Pages:

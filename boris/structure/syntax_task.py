@@ -15,15 +15,13 @@ from typing import Any, ClassVar
 
 from boris.search.frames import Malformed
 from boris.stop import Stop
-from boris.structure.languages import LANGUAGES
+from boris.structure.languages import by_key
 from boris.structure.syntax import Problem, errors
 from boris.structure.task import memory_budget
 
 #: The longest a worker may take over one source of an edit (at most 2 MB, most often
 #: a stretch of a few KB): far beyond a parse, short of a hang.
 SECONDS = 10.0
-
-_BY_KEY = {language.key: language for language in LANGUAGES}
 
 
 class ParseFailed(Exception):
@@ -82,7 +80,7 @@ class SyntaxTask:
     ) -> list[tuple[int, list[Problem]]]:
         """The errors, as the result of the chunk's one (unused) entry."""
         source = self.text.encode("latin-1")
-        return [(0, errors(_BY_KEY[self.language], source, self.first_line))]
+        return [(0, errors(by_key(self.language), source, self.first_line))]
 
 
 def errors_elsewhere(language: str, source: bytes, first_line: int = 1) -> list[Problem]:
