@@ -64,7 +64,7 @@ async def test_a_file_that_breaks_the_parser_costs_the_server_nothing(tmp_path: 
     goes on serving. It never maps a grammar, and its peak memory hardly moves."""
     n = 400_000
     (tmp_path / "deep.cpp").write_text("A<" * n + "int" + ">" * n + " x;\n")
-    (tmp_path / "ok.py").write_text("def fine():\n    pass\n")
+    (tmp_path / "ok.py").write_text("def fine():\n    pass\n\n\nx = 1\n")
     command = ["prlimit", f"--as={SERVER_LIMIT}", *BORIS]
     with http_server(workdir=tmp_path, command=command) as server:
         async with http_client(server.url) as client:
@@ -81,6 +81,14 @@ async def test_a_file_that_breaks_the_parser_costs_the_server_nothing(tmp_path: 
             listed: Any = await client.call_tool("symbols", {"path": "."})
             assert "deep.cpp [not read: the parser failed on it" in text_of(listed)
             assert "  function fine  1-2  def fine():" in text_of(listed)
+            assert "  variable x  5-5  x = 1" in text_of(listed)
+            # A search by name: the other file's definition, then a note naming deep.cpp.
+            found: Any = await client.call_tool("symbols", {"name": "x"})
+            assert text_of(found) == (
+                "ok.py:5-5  variable x  x = 1\n\n"
+                "[Skipped 1 file(s) the parser could not finish: deep.cpp "
+                "(the parser failed on it (out of its memory budget, or it crashed))]"
+            )
             assert memory_kib(server.proc.pid, "VmHWM") - base < 64 * 1024
             maps = Path(f"/proc/{server.proc.pid}/maps").read_text()
             assert "tree_sitter" not in maps
